@@ -1,0 +1,130 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func sources(docs []Doc) []string {
+	var s []string
+	for _, d := range docs {
+		s = append(s, d.Source+" "+d.Object.GetKind()+"/"+d.Object.GetName())
+	}
+	return s
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{
+			name: "a multi-document stream names each document's first line",
+			in:   "# leading comment\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n",
+			want: []string{"f.yaml:2 ConfigMap/a", "f.yaml:8 Service/b"},
+		},
+		{
+			name: "empty and comment-only documents are skipped",
+			in:   "---\n# nothing\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n",
+			want: []string{"f.yaml:4 ConfigMap/a"},
+		},
+		{
+			name: "a List kind is expanded into its items",
+			in:   `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}},{"apiVersion":"v1","kind":"Secret","metadata":{"name":"y"}}]}`,
+			want: []string{"f.yaml:1 (item 0) ConfigMap/x", "f.yaml:1 (item 1) Secret/y"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, err := Decode("f.yaml", []byte(tt.in))
+			if err != nil {
+				t.Fatalf("Decode() error = %v", err)
+			}
+			if diff := cmp.Diff(tt.want, sources(docs)); diff != "" {
+				t.Errorf("Decode() sources (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeKeepsIntegers(t *testing.T) {
+	docs, err := Decode("f.yaml", []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\nspec:\n  replicas: 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := docs[0].Object.Object["spec"].(map[string]any)["replicas"]
+	if _, ok := got.(int64); !ok {
+		t.Errorf("replicas decoded as %T, want int64 (float64 breaks readiness rules)", got)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"malformed YAML names the absolute line", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: x\n  bad: : indent\n", "f.yaml:8: invalid YAML"},
+		{"a document without kind is refused", "apiVersion: v1\nmetadata:\n  name: a\n", "f.yaml:1: object has no kind"},
+		{"a document without apiVersion is refused", "kind: ConfigMap\nmetadata:\n  name: a\n", "f.yaml:1: object has no apiVersion"},
+		{"a document without a name is refused", "apiVersion: v1\nkind: ConfigMap\n", "f.yaml:1: ConfigMap: metadata.name is required"},
+		{"a List item without a name is refused", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap"}]}`, "f.yaml:1: List: item 0: ConfigMap: metadata.name is required"},
+		{"malformed JSON names the line", "{\n\"apiVersion\": \"v1\",\n\"kind\" \"ConfigMap\"\n}\n", "f.yaml:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode("f.yaml", []byte(tt.in))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Decode() error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadDir(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cm := func(n string) string { return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + n + "\n" }
+	write("b.yaml", cm("b"))
+	write("a/z.yml", cm("z"))
+	write(".hidden/x.yaml", cm("hidden"))
+	write("notes.txt", "not a manifest")
+	docs, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "a/z.yml") + ":1 ConfigMap/z", filepath.Join(dir, "b.yaml") + ":1 ConfigMap/b"}
+	if diff := cmp.Diff(want, sources(docs)); diff != "" {
+		t.Errorf("ReadDir() (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadRefusals(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "no .yaml") {
+		t.Errorf("ReadDir(empty) error = %v, want no manifest files", err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("ReadFile(missing) error = %v, want the path named", err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, make([]byte, MaxFileSize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(big); err == nil || !strings.Contains(err.Error(), "big.yaml: file is larger") {
+		t.Errorf("ReadFile(huge) error = %v, want a size refusal naming the file", err)
+	}
+}
