@@ -1,0 +1,87 @@
+package app
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// toManifest converts a typed object to its unstructured form, filling
+// apiVersion and kind from client-go's scheme when TypeMeta is empty and
+// dropping the empty fields Go structs always carry (creationTimestamp:
+// null, status: {}).
+func toManifest(obj runtime.Object) (map[string]any, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert to unstructured: %w", err)
+	}
+	if m["kind"] == nil || m["apiVersion"] == nil {
+		gvks, _, err := scheme.Scheme.ObjectKinds(obj)
+		if err != nil || len(gvks) == 0 {
+			return nil, fmt.Errorf("%T has no apiVersion and kind and is not in the client-go scheme", obj)
+		}
+		m["apiVersion"], m["kind"] = gvks[0].GroupVersion().String(), gvks[0].Kind
+	}
+	prune(m, true)
+	return m, nil
+}
+
+// noiseFields are struct fields Go always renders and that mean nothing
+// when empty; they are dropped from typed objects only.
+var noiseFields = []string{"spec", "strategy", "updateStrategy", "resources"}
+
+// prune removes null creationTimestamps and statuses holding only zero
+// values at every level (pod and claim templates carry them too). With
+// typed set it also drops empty noiseFields, which a typed object's Go
+// structs add but a hand-written manifest would not have.
+func prune(v any, typed bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		if ts, ok := t["creationTimestamp"]; ok && ts == nil {
+			delete(t, "creationTimestamp")
+		}
+		if st, ok := t["status"]; ok && isZero(st) {
+			delete(t, "status")
+		}
+		for _, k := range noiseFields {
+			if m, ok := t[k].(map[string]any); ok && typed && len(m) == 0 {
+				delete(t, k)
+			}
+		}
+		for _, child := range t {
+			prune(child, typed)
+		}
+	case []any:
+		for _, child := range t {
+			prune(child, typed)
+		}
+	}
+}
+
+// isZero reports whether v holds only zero values: nil, "", 0, false and
+// maps or lists of them.
+func isZero(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, c := range t {
+			if !isZero(c) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		return len(t) == 0
+	case string:
+		return t == ""
+	case bool:
+		return !t
+	case int64:
+		return t == 0
+	case float64:
+		return t == 0
+	}
+	return false
+}

@@ -1,0 +1,77 @@
+package app
+
+import "slices"
+
+// Handle is anything declared on an App that others can refer to: a
+// workload, ConfigMap, Secret, claim, service account, role or service.
+// Name is its object name; Kind its Kubernetes kind.
+type Handle interface {
+	Name() string
+	Kind() string
+}
+
+// WorkloadOption configures a Deployment, StatefulSet, Job or CronJob.
+type WorkloadOption interface{ applyWorkload(*Workload) }
+
+// ServiceOption configures a Service.
+type ServiceOption interface{ applyService(*serviceSpec) }
+
+// ConfigMapOption configures a ConfigMap.
+type ConfigMapOption interface{ applyConfigMap(*configMapSpec) }
+
+// SecretOption configures a Secret declared by source.
+type SecretOption interface{ applySecret(*secretSpec) }
+
+// ClaimOption configures a PersistentVolumeClaim or a StatefulSet's claim
+// template.
+type ClaimOption interface{ applyClaim(*claimSpec) }
+
+// AutoscalerOption configures a HorizontalPodAutoscaler.
+type AutoscalerOption interface{ applyAutoscaler(*autoscalerSpec) }
+
+// IngressOption configures an Ingress.
+type IngressOption interface{ applyIngress(*ingressSpec) }
+
+// common holds what every builder accepts: explicit dependencies and extra
+// annotations.
+type common struct {
+	deps        []string
+	annotations map[string]string
+}
+
+// CommonOption is accepted by every builder: DependsOn and Annotation.
+type CommonOption func(*common)
+
+func (o CommonOption) applyWorkload(w *Workload)         { o(&w.common) }
+func (o CommonOption) applyService(s *serviceSpec)       { o(&s.common) }
+func (o CommonOption) applyConfigMap(c *configMapSpec)   { o(&c.common) }
+func (o CommonOption) applySecret(s *secretSpec)         { o(&s.common) }
+func (o CommonOption) applyClaim(c *claimSpec)           { o(&c.common) }
+func (o CommonOption) applyAutoscaler(s *autoscalerSpec) { o(&s.common) }
+func (o CommonOption) applyIngress(s *ingressSpec)       { o(&s.common) }
+
+// DependsOn records explicit dependencies: Piceli applies the named
+// components (and waits for them to be ready) before this object. The names
+// appear in Object.DependsOn and, for workloads, ComponentInfo.DependsOn.
+// Nil handles are ignored; ordering by kind (config before workloads, ...)
+// needs no DependsOn.
+func DependsOn(handles ...Handle) CommonOption {
+	return func(c *common) {
+		for _, h := range handles {
+			if h != nil && !slices.Contains(c.deps, h.Name()) {
+				c.deps = append(c.deps, h.Name())
+			}
+		}
+	}
+}
+
+// Annotation adds an annotation to the declared object (for a workload, to
+// the workload object, not its pods).
+func Annotation(key, value string) CommonOption {
+	return func(c *common) {
+		if c.annotations == nil {
+			c.annotations = map[string]string{}
+		}
+		c.annotations[key] = value
+	}
+}
