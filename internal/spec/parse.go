@@ -1,0 +1,149 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Load reads and validates the release.toml at path. Errors about the
+// content are *Error values (joined when there are several) naming path as
+// given, the line and the key.
+func Load(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load release spec: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse validates data as the release.toml at path. Relative paths in it
+// resolve against the directory of path; path itself is not read. It reads
+// no environment variable except the home directory, to refuse the default
+// kubeconfig.
+func Parse(path string, data []byte) (*Spec, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("load release spec %s: %w", path, err)
+	}
+	var raw rawFile
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil && len(md.Keys()) == 0 {
+		return nil, syntaxError(path, err)
+	}
+	p := &parser{dir: filepath.Dir(abs), md: md, errs: errorList{file: path, loc: locate(string(data))}}
+	if err != nil {
+		return nil, p.typeError(err, keepKey)
+	}
+	s := p.spec(abs, p.decode(&raw))
+	if len(p.errs.errs) > 0 {
+		return nil, errors.Join(p.errs.errs...)
+	}
+	return s, nil
+}
+
+// parser holds what validating one file needs.
+type parser struct {
+	dir  string // the spec's directory, absolute
+	md   toml.MetaData
+	errs errorList
+}
+
+// decoded is release.toml decoded into its raw, unvalidated form.
+type decoded struct {
+	target  rawTarget
+	release rawRelease
+	images  map[string]string
+	values  map[string]string
+	checks  []rawCheck
+	failed  bool // a type error was recorded
+}
+
+// decode decodes each table, recording type errors and, when there are
+// none, unknown keys.
+func (p *parser) decode(raw *rawFile) *decoded {
+	d := &decoded{checks: make([]rawCheck, len(raw.Checks))}
+	p.table("target", raw.Target, &d.target, d)
+	p.table("release", raw.Release, &d.release, d)
+	p.mapTable("images", raw.Images, &d.images, d)
+	p.mapTable("values", raw.Values, &d.values, d)
+	for i, prim := range raw.Checks {
+		p.primitive(prim, &d.checks[i], indexKey("checks", i), d)
+	}
+	if !d.failed {
+		p.unknownKeys()
+	}
+	return d
+}
+
+// table decodes one top-level table when the file defines it.
+func (p *parser) table(name string, prim toml.Primitive, v any, d *decoded) {
+	if p.md.IsDefined(name) {
+		p.primitive(prim, v, keepKey, d)
+	}
+}
+
+// mapTable decodes a top-level table into a map. It checks the type first:
+// toml v1.6 silently decodes a non-table into an empty map.
+func (p *parser) mapTable(name string, prim toml.Primitive, v *map[string]string, d *decoded) {
+	if typ := p.md.Type(name); typ != "" && typ != "Hash" {
+		p.errs.add(name, "wrong type: want table, have %s", tomlTypeName(typ))
+		d.failed = true
+		return
+	}
+	p.table(name, prim, v, d)
+}
+
+// primitive decodes prim into v; rename maps the key of a type error to
+// its indexed path.
+func (p *parser) primitive(prim toml.Primitive, v any, rename func(string) string, d *decoded) {
+	if err := p.md.PrimitiveDecode(prim, v); err != nil {
+		p.errs.errs = append(p.errs.errs, p.typeError(err, rename))
+		d.failed = true
+	}
+}
+
+// keepKey is the identity rename.
+func keepKey(key string) string { return key }
+
+// indexKey renames keys under array to keys under its i-th element.
+func indexKey(array string, i int) func(string) string {
+	return func(key string) string {
+		if key == array || strings.HasPrefix(key, array+".") {
+			return fmt.Sprintf("%s[%d]%s", array, i, key[len(array):])
+		}
+		return key
+	}
+}
+
+// unknownKeys records every key the spec does not know, once per table:
+// the keys inside an unknown table are not repeated.
+func (p *parser) unknownKeys() {
+	undecoded := p.md.Undecoded()
+	unknown := map[string]bool{}
+	for _, k := range undecoded {
+		unknown[strings.Join(k, ".")] = true
+	}
+	seen := map[string]int{}
+	for _, k := range undecoded {
+		plain := strings.Join(k, ".")
+		n := seen[plain]
+		seen[plain]++
+		if unknown[strings.Join(k[:len(k)-1], ".")] {
+			continue
+		}
+		p.errs.add(p.errs.loc.indexed(plain, n), "unknown key%s", knownHint(k))
+	}
+}
+
+// knownHint lists the keys accepted where k was found.
+func knownHint(k toml.Key) string {
+	if known, ok := knownKeys[strings.Join(k[:len(k)-1], ".")]; ok {
+		return " (known keys: " + known + ")"
+	}
+	return ""
+}

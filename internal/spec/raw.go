@@ -1,0 +1,56 @@
+package spec
+
+import "github.com/BurntSushi/toml"
+
+// rawFile is the top level of release.toml; each table is decoded on its
+// own so that a type error in one still lets the others be checked.
+type rawFile struct {
+	Target  toml.Primitive   `toml:"target"`
+	Release toml.Primitive   `toml:"release"`
+	Images  toml.Primitive   `toml:"images"`
+	Values  toml.Primitive   `toml:"values"`
+	Checks  []toml.Primitive `toml:"checks"`
+}
+
+type rawTarget struct {
+	Kubeconfig *string `toml:"kubeconfig"`
+	Context    *string `toml:"context"`
+	Namespace  *string `toml:"namespace"`
+}
+
+type rawRelease struct {
+	Name                *string `toml:"name"`
+	Owner               *string `toml:"owner"`
+	FieldManager        *string `toml:"field_manager"`
+	Composition         *string `toml:"composition"`
+	StateDir            *string `toml:"state_dir"`
+	AllowUnpinnedImages bool    `toml:"allow_unpinned_images"`
+}
+
+type rawCheck struct {
+	Name *string  `toml:"name"`
+	HTTP *rawHTTP `toml:"http"`
+	TCP  *rawTCP  `toml:"tcp"`
+}
+
+type rawHTTP struct {
+	Service      *string `toml:"service"`
+	Port         *int    `toml:"port"`
+	Path         *string `toml:"path"`
+	ExpectStatus *int    `toml:"expect_status"`
+}
+
+type rawTCP struct {
+	Service *string `toml:"service"`
+	Port    *int    `toml:"port"`
+}
+
+// knownKeys lists the keys each table accepts, for unknown-key hints.
+var knownKeys = map[string]string{
+	"":            "target, release, images, values, checks",
+	"target":      "kubeconfig, context, namespace",
+	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images",
+	"checks":      "name, http, tcp",
+	"checks.http": "service, port, path, expect_status",
+	"checks.tcp":  "service, port",
+}

@@ -1,0 +1,77 @@
+package spec
+
+// DefaultStateDir is where a release keeps its plans and journal when
+// release.state_dir is not set; it is relative to the spec's directory.
+const DefaultStateDir = ".piceli-release"
+
+// Spec is a validated release.toml. Every path in it is absolute.
+type Spec struct {
+	Path    string // the spec file, absolute
+	Dir     string // the directory holding the spec file
+	Target  Target
+	Release Release
+	Images  map[string]string // image key -> reference, never nil
+	Values  map[string]string // value key -> value, never nil
+	Checks  []Check
+}
+
+// Target names the cluster a release goes to. Piceli never falls back to
+// $KUBECONFIG, ~/.kube/config or a kubeconfig's current-context.
+type Target struct {
+	Kubeconfig string // absolute path of the kubeconfig file; not checked for existence
+	Context    string // a context in that file
+	Namespace  string // a DNS-1123 label
+}
+
+// Release describes the release itself.
+type Release struct {
+	Name                string // a DNS-1123 label
+	Owner               string // defaults to Name
+	FieldManager        string // defaults to "piceli-" + Name
+	Composition         Composition
+	StateDir            string // absolute; defaults to DefaultStateDir beside the spec
+	AllowUnpinnedImages bool   // accept [images] that are not pinned by digest
+}
+
+// CompositionKind says how a composition is loaded.
+type CompositionKind string
+
+// The kinds of composition.
+const (
+	// CompositionGo is a Go function compiled and run by Piceli.
+	CompositionGo CompositionKind = "go"
+	// CompositionFiles is a YAML/JSON file or a directory of them.
+	CompositionFiles CompositionKind = "files"
+)
+
+// Composition is where a release's objects come from: for CompositionGo,
+// File is the absolute path of a .go file and Func a function in it; for
+// CompositionFiles, File is an absolute file or directory path and Func is
+// empty.
+type Composition struct {
+	Kind CompositionKind
+	File string
+	Func string
+}
+
+// Check is a post-release check: exactly one of HTTP and TCP is set.
+// Checks are validated here and run elsewhere.
+type Check struct {
+	Name string
+	HTTP *HTTPCheck
+	TCP  *TCPCheck
+}
+
+// HTTPCheck requests Path on a Service port and expects a status code.
+type HTTPCheck struct {
+	Service      string
+	Port         int
+	Path         string // starts with "/"; defaults to "/"
+	ExpectStatus int    // 100-599; defaults to 200
+}
+
+// TCPCheck opens a connection to a Service port.
+type TCPCheck struct {
+	Service string
+	Port    int
+}

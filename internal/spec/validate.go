@@ -1,0 +1,214 @@
+package spec
+
+import (
+	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// spec validates the decoded tables and builds the Spec.
+func (p *parser) spec(abs string, d *decoded) *Spec {
+	if d.failed {
+		return nil
+	}
+	s := &Spec{Path: abs, Dir: p.dir, Images: map[string]string{}, Values: map[string]string{}}
+	s.Target = p.target(d.target)
+	s.Release = p.release(d.release)
+	p.images(d.images, s)
+	for k, v := range d.values {
+		s.Values[k] = v
+	}
+	s.Checks = p.checks(d.checks)
+	return s
+}
+
+// required returns *v, or records that key is missing or empty.
+func (p *parser) required(key string, v *string, hint string) string {
+	switch {
+	case v == nil:
+		p.errs.add(key, "required%s", hint)
+		return ""
+	case *v == "":
+		p.errs.add(key, "must not be empty%s", hint)
+	}
+	return *v
+}
+
+// optional returns *v, def when it is absent, or records that it is empty.
+func (p *parser) optional(key string, v *string, def string) string {
+	switch {
+	case v == nil:
+		return def
+	case *v == "":
+		p.errs.add(key, "must not be empty; omit it for the default %q", def)
+		return def
+	}
+	return *v
+}
+
+// path resolves a path written in the spec against the spec's directory.
+func (p *parser) path(rel string) string {
+	if filepath.IsAbs(rel) {
+		return filepath.Clean(rel)
+	}
+	return filepath.Join(p.dir, rel)
+}
+
+// target validates [target].
+func (p *parser) target(r rawTarget) Target {
+	if !p.md.IsDefined("target") {
+		p.errs.add("target", "missing table [target]; name the kubeconfig file, context and namespace")
+		return Target{}
+	}
+	t := Target{
+		Kubeconfig: p.kubeconfig(r.Kubeconfig),
+		Context:    p.required("target.context", r.Context, "; name a context in the kubeconfig (piceli never uses its current-context)"),
+		Namespace:  p.required("target.namespace", r.Namespace, ""),
+	}
+	p.label("target.namespace", t.Namespace)
+	return t
+}
+
+const kubeconfigHint = "; name a kubeconfig file: piceli never uses $KUBECONFIG or ~/.kube/config"
+
+// kubeconfig validates and resolves target.kubeconfig.
+func (p *parser) kubeconfig(v *string) string {
+	const key = "target.kubeconfig"
+	raw := p.required(key, v, kubeconfigHint)
+	switch {
+	case raw == "":
+		return ""
+	case strings.HasPrefix(raw, "~"):
+		p.errs.add(key, "%q: ~ is not expanded; write a path relative to the spec or an absolute path", raw)
+		return ""
+	case strings.HasPrefix(raw, "$"):
+		p.errs.add(key, "%q: environment variables are not expanded; write the file's path", raw)
+		return ""
+	}
+	abs := p.path(raw)
+	if isDefaultKubeconfig(abs) {
+		p.errs.add(key, "%s is the default kubeconfig: piceli never uses it, so that a release cannot reach a cluster by accident; write a kubeconfig file for this release", raw)
+		return ""
+	}
+	return abs
+}
+
+// isDefaultKubeconfig reports whether path is $HOME/.kube/config, also
+// through symbolic links.
+func isDefaultKubeconfig(path string) bool {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return false
+	}
+	def := filepath.Join(home, ".kube", "config")
+	if path == def {
+		return true
+	}
+	a, errA := filepath.EvalSymlinks(path)
+	b, errB := filepath.EvalSymlinks(def)
+	return errA == nil && errB == nil && a == b
+}
+
+var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// label records that v is not a DNS-1123 label; empty values were reported.
+func (p *parser) label(key, v string) {
+	if v != "" && (len(v) > 63 || !dns1123Label.MatchString(v)) {
+		p.errs.add(key, "%q must be a DNS-1123 label (lowercase letters, digits and '-', at most 63 characters)", v)
+	}
+}
+
+var labelValue = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
+
+// release validates [release].
+func (p *parser) release(r rawRelease) Release {
+	if !p.md.IsDefined("release") {
+		p.errs.add("release", "missing table [release]; name the release and its composition")
+		return Release{}
+	}
+	name := p.required("release.name", r.Name, "")
+	p.label("release.name", name)
+	rel := Release{
+		Name:                name,
+		Owner:               p.optional("release.owner", r.Owner, name),
+		FieldManager:        p.optional("release.field_manager", r.FieldManager, "piceli-"+name),
+		Composition:         p.composition(r.Composition),
+		StateDir:            p.path(p.optional("release.state_dir", r.StateDir, DefaultStateDir)),
+		AllowUnpinnedImages: r.AllowUnpinnedImages,
+	}
+	p.releaseNames(rel)
+	return rel
+}
+
+// releaseNames checks the owner (a label value) and the field manager.
+func (p *parser) releaseNames(r Release) {
+	if r.Owner != "" && (len(r.Owner) > 63 || !labelValue.MatchString(r.Owner)) {
+		p.errs.add("release.owner", "%q must be a Kubernetes label value (letters, digits, '-', '_', '.', at most 63 characters)", r.Owner)
+	}
+	if len(r.FieldManager) > 128 || strings.ContainsFunc(r.FieldManager, isControlOrSpace) {
+		p.errs.add("release.field_manager", "%q must be at most 128 characters without spaces", r.FieldManager)
+	}
+}
+
+func isControlOrSpace(r rune) bool { return r <= ' ' || r == 0x7f }
+
+// composition parses release.composition.
+func (p *parser) composition(v *string) Composition {
+	const key = "release.composition"
+	raw := p.required(key, v, `; write "file.go:Func", a .yaml/.yml/.json file or a directory`)
+	if raw == "" {
+		return Composition{}
+	}
+	if i := strings.LastIndex(raw, ":"); i > 0 && strings.HasSuffix(raw[:i], ".go") {
+		return p.goComposition(raw[:i], raw[i+1:])
+	}
+	if strings.HasSuffix(raw, ".go") {
+		p.errs.add(key, "%q names no function; write it as %q", raw, raw+":Build")
+		return Composition{}
+	}
+	return p.filesComposition(raw)
+}
+
+// goComposition validates "file.go:Func".
+func (p *parser) goComposition(file, fn string) Composition {
+	if !token.IsIdentifier(fn) {
+		p.errs.add("release.composition", "%q is not a Go function name", fn)
+		return Composition{}
+	}
+	return Composition{Kind: CompositionGo, File: p.path(file), Func: fn}
+}
+
+// filesComposition validates a YAML/JSON file or a directory.
+func (p *parser) filesComposition(raw string) Composition {
+	abs := p.path(raw)
+	switch strings.ToLower(filepath.Ext(raw)) {
+	case ".yaml", ".yml", ".json":
+		return Composition{Kind: CompositionFiles, File: abs}
+	}
+	if info, err := os.Stat(abs); strings.HasSuffix(raw, "/") || err == nil && info.IsDir() {
+		return Composition{Kind: CompositionFiles, File: abs}
+	}
+	p.errs.add("release.composition", `%q is neither "file.go:Func", a .yaml/.yml/.json file nor an existing directory`, raw)
+	return Composition{}
+}
+
+var pinnedImage = regexp.MustCompile(`^[^@\s]+@sha256:[0-9a-f]{64}$`)
+
+// images validates [images]: pinned by digest unless allowed otherwise.
+func (p *parser) images(images map[string]string, s *Spec) {
+	for _, k := range slices.Sorted(maps.Keys(images)) {
+		v := images[k]
+		key := "images." + k
+		switch {
+		case v == "":
+			p.errs.add(key, "must not be empty")
+		case !s.Release.AllowUnpinnedImages && !pinnedImage.MatchString(v):
+			p.errs.add(key, "%q is not pinned by digest (name@sha256:<64 lowercase hex>); pin it or set release.allow_unpinned_images = true", v)
+		}
+		s.Images[k] = v
+	}
+}
