@@ -1,0 +1,96 @@
+package compose
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/spec"
+)
+
+// Result is a loaded composition: its objects in declaration order and, for
+// Go compositions, the components and secret declarations it made.
+type Result struct {
+	Objects    []Object
+	Components []app.ComponentInfo
+	Secrets    []app.SecretInfo
+}
+
+// Object is one declared object and where it came from: a file and line
+// ("manifests/a.yaml:12") or what a Go composition reported.
+type Object struct {
+	Origin    string
+	DependsOn []string
+	Object    *unstructured.Unstructured
+}
+
+// Options tunes Load. The zero value is valid.
+type Options struct {
+	// Log receives one line per slow step, such as
+	// "compiling infra.go (cache miss)". Nil means silent.
+	Log io.Writer
+	// CacheDir holds compiled compositions. Empty means $PICELI_CACHE_DIR,
+	// or else the user cache directory followed by "piceli".
+	CacheDir string
+}
+
+// Load loads the composition of s. A Go composition is compiled (or taken
+// from the cache), run with the context of s, and its document read; a
+// file composition is read without any Go toolchain. Nothing is written
+// into the user's tree. A composition without objects is an error.
+func Load(ctx context.Context, s *spec.Spec, opts Options) (*Result, error) {
+	c := s.Release.Composition
+	name := displayName(s.Dir, c)
+	var res *Result
+	var err error
+	switch c.Kind {
+	case spec.CompositionGo:
+		res, err = loadGo(ctx, s, opts)
+	case spec.CompositionFiles:
+		res, err = loadFiles(s.Dir, c.File)
+	default:
+		err = fmt.Errorf("unknown composition kind %q", c.Kind)
+	}
+	if err == nil && len(res.Objects) == 0 {
+		err = fmt.Errorf("the composition declares no objects")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load composition %s: %w", name, err)
+	}
+	return res, nil
+}
+
+// ContextDocument is the context a Go composition of s receives.
+func ContextDocument(s *spec.Spec) app.ContextDocument {
+	return app.ContextDocument{
+		Schema:    app.ContextSchema,
+		Release:   s.Release.Name,
+		Namespace: s.Target.Namespace,
+		Images:    s.Images,
+		Values:    s.Values,
+	}
+}
+
+// displayName names a composition as release.toml does: "infra.go:Build"
+// or "manifests", relative to the spec's directory when inside it.
+func displayName(dir string, c spec.Composition) string {
+	name := relPath(dir, c.File)
+	if c.Func != "" {
+		name += ":" + c.Func
+	}
+	return name
+}
+
+// relPath returns path relative to dir when it lies inside dir.
+func relPath(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
+}
