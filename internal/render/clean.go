@@ -11,22 +11,33 @@ import (
 // never carries them, even when it was exported from a live cluster.
 var serverOwned = []string{"creationTimestamp", "resourceVersion", "uid", "generation", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
 
-// clean returns a copy of u without status, server-owned metadata and
-// secret values.
+// clean returns a copy of u without status and server-owned metadata.
 func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
 	c := u.DeepCopy()
 	delete(c.Object, "status")
 	for _, f := range serverOwned {
 		unstructured.RemoveNestedField(c.Object, "metadata", f)
 	}
-	if c.GetAPIVersion() == "v1" && c.GetKind() == "Secret" {
-		redactSecret(c)
-	}
 	return c
 }
 
-// redactSecret removes the values of a Secret and records its keys in
-// SecretKeysAnnotation, merged with keys the annotation already lists.
+// IsSecret reports whether u is a core v1 Secret.
+func IsSecret(u *unstructured.Unstructured) bool {
+	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
+}
+
+// Redacted returns u, or for a Secret a copy without its values and with
+// its keys in SecretKeysAnnotation (merged with keys already listed there).
+// Every manifest Piceli prints or writes passes through it.
+func Redacted(u *unstructured.Unstructured) *unstructured.Unstructured {
+	if !IsSecret(u) {
+		return u
+	}
+	c := u.DeepCopy()
+	redactSecret(c)
+	return c
+}
+
 func redactSecret(u *unstructured.Unstructured) {
 	keys := map[string]bool{}
 	for _, f := range []string{"data", "stringData"} {

@@ -39,7 +39,7 @@ func Write(w io.Writer, objs []*unstructured.Unstructured, f Format) error {
 	return err
 }
 
-// Encode returns objs in format f.
+// Encode returns objs in format f. Secret values are redacted.
 func Encode(objs []*unstructured.Unstructured, f Format) ([]byte, error) {
 	if f == JSON {
 		return encodeList(objs)
@@ -58,8 +58,9 @@ func Encode(objs []*unstructured.Unstructured, f Format) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// EncodeOne returns one object in format f.
+// EncodeOne returns one object in format f. Secret values are redacted.
 func EncodeOne(o *unstructured.Unstructured, f Format) ([]byte, error) {
+	o = Redacted(o)
 	if f == JSON {
 		data, err := json.MarshalIndent(o.Object, "", "  ")
 		return append(data, '\n'), err
@@ -74,7 +75,7 @@ func EncodeOne(o *unstructured.Unstructured, f Format) ([]byte, error) {
 func encodeList(objs []*unstructured.Unstructured) ([]byte, error) {
 	items := make([]any, len(objs))
 	for i, o := range objs {
-		items[i] = o.Object
+		items[i] = Redacted(o).Object
 	}
 	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
 	data, err := json.MarshalIndent(list, "", "  ")

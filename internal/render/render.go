@@ -14,18 +14,24 @@ import (
 )
 
 // SecretKeysAnnotation lists, comma-separated and sorted, the keys of a
-// Secret whose values Piceli supplies at apply time. Rendered Secrets carry
-// it instead of their values.
+// Secret. Encoded Secrets carry it instead of their values.
 const SecretKeysAnnotation = "piceli.dev/secret-keys"
+
+// ReleaseLabel marks every object a release declares with the release's
+// name, so a plan can tell its own objects from ones it would adopt.
+const ReleaseLabel = "piceli.dev/release"
 
 // Options says how objects are rendered.
 type Options struct {
 	// Namespace is given to every namespaced object that names none.
 	// Empty leaves namespaces as declared.
 	Namespace string
+	// Release, when set, is written into ReleaseLabel on every object.
+	Release string
 }
 
-// Objects returns the desired manifests of a composition in apply order:
+// Objects returns the desired manifests of a composition in apply order,
+// Secret values included (they are redacted when encoded):
 // by stage (graph.Order), then group, kind, namespace and name. Inputs are
 // not modified. Two objects with the same identity are an error naming both
 // origins.
@@ -37,6 +43,9 @@ func Objects(in []compose.Object, opts Options) ([]*unstructured.Unstructured, e
 		u := clean(o.Object)
 		if namespaced(u, scopes) && u.GetNamespace() == "" {
 			u.SetNamespace(opts.Namespace)
+		}
+		if opts.Release != "" {
+			setLabel(u, ReleaseLabel, opts.Release)
 		}
 		ref := object.RefOf(u)
 		if prev, dup := seen[ref]; dup {
@@ -92,4 +101,13 @@ func crdScopes(in []compose.Object) map[schema.GroupKind]bool {
 		scopes[schema.GroupKind{Group: group, Kind: kind}] = strings.EqualFold(scope, "Cluster")
 	}
 	return scopes
+}
+
+func setLabel(u *unstructured.Unstructured, key, value string) {
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[key] = value
+	u.SetLabels(labels)
 }

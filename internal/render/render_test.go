@@ -67,6 +67,16 @@ func TestObjectsOrderAndNamespaces(t *testing.T) {
 	}
 }
 
+func TestObjectsLabelsTheRelease(t *testing.T) {
+	got, err := Objects([]compose.Object{obj("v1", "ConfigMap", "", "a")}, Options{Namespace: "demo", Release: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := got[0].GetLabels()[ReleaseLabel]; l != "shop" {
+		t.Errorf("label %s = %q, want shop", ReleaseLabel, l)
+	}
+}
+
 func TestObjectsRefusesDuplicates(t *testing.T) {
 	in := []compose.Object{obj("v1", "ConfigMap", "", "cfg"), obj("v1", "ConfigMap", "shop", "cfg")}
 	in[1].Origin = "manifests/cfg.yaml:3"
@@ -88,25 +98,35 @@ func TestObjectsRemovesServerFieldsAndSecretValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, ok := got[0].Object["data"]; !ok {
+		t.Errorf("Objects() dropped the Secret's data; the planner needs it to digest values")
+	}
 	out, _ := Encode(got, YAML)
 	want := "apiVersion: v1\nkind: Secret\nmetadata:\n  annotations:\n    piceli.dev/secret-keys: password,user\n  name: db\n  namespace: shop\n"
 	if diff := cmp.Diff(want, string(out)); diff != "" {
 		t.Errorf("rendered secret (-want +got):\n%s", diff)
 	}
-	for _, leak := range []string{"c2VjcmV0", "admin", "42", "abc"} {
-		if bytes.Contains(out, []byte(leak)) {
-			t.Errorf("rendered output contains %q", leak)
+	js, _ := Encode(got, JSON)
+	one, _ := EncodeOne(got[0], JSON)
+	dir := t.TempDir()
+	WriteDir(dir, got, YAML)
+	file, _ := os.ReadFile(filepath.Join(dir, "000-secret-shop-db.yaml"))
+	for _, enc := range [][]byte{out, js, one, file} {
+		for _, leak := range []string{"c2VjcmV0", "admin", "42", "abc"} {
+			if bytes.Contains(enc, []byte(leak)) {
+				t.Errorf("encoded output contains %q:\n%s", leak, enc)
+			}
 		}
 	}
 }
 
 func TestEncodeFormats(t *testing.T) {
-	objs, err := Objects([]compose.Object{obj("v1", "ConfigMap", "", "a"), obj("v1", "ConfigMap", "", "b")}, Options{Namespace: "n"})
+	objs, err := Objects([]compose.Object{obj("v1", "ConfigMap", "", "a"), obj("v1", "ConfigMap", "", "b")}, Options{Namespace: "demo"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	y, _ := Encode(objs, YAML)
-	wantY := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: n\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: n\n"
+	wantY := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: demo\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: demo\n"
 	if diff := cmp.Diff(wantY, string(y)); diff != "" {
 		t.Errorf("Encode(YAML) (-want +got):\n%s", diff)
 	}
