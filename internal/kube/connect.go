@@ -1,0 +1,92 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// Client defaults, high enough that large plans are not throttled
+// client-side.
+const (
+	DefaultQPS   float32 = 50
+	DefaultBurst int     = 100
+)
+
+// Options names the target and how to talk to it. Kubeconfig and Context are
+// required; the zero value of every other field is valid.
+type Options struct {
+	Kubeconfig string // kubeconfig file; never $KUBECONFIG nor ~/.kube/config
+	Context    string // context in that file; never its current-context
+	// AllowExec permits a user entry that runs an exec credential plugin or
+	// an auth provider: those run local programs, so false refuses them.
+	AllowExec bool
+	QPS       float32 // zero means DefaultQPS
+	Burst     int     // zero means DefaultBurst
+}
+
+// Client is a connection to one target. It is safe for concurrent use.
+type Client struct {
+	Config      *rest.Config
+	Dynamic     dynamic.Interface
+	Discovery   discovery.CachedDiscoveryInterface // cached in memory for the client's life
+	Mapper      *restmapper.DeferredDiscoveryRESTMapper
+	Server      string // the API server URL, for "using server … context …" lines
+	ContextName string // the context, as named
+
+	kubeconfig string // the file, as named, for errors
+}
+
+// Connect builds a Client from exactly the named kubeconfig file and context.
+// It never reads $KUBECONFIG, ~/.kube/config, in-cluster configuration or the
+// file's current-context, and it does not contact the server: the first
+// request does. Every error matches ErrTarget.
+func Connect(ctx context.Context, opts Options) (*Client, error) {
+	cfg, err := restConfig(opts)
+	if err != nil {
+		return nil, &TargetError{Op: "connect to", Kubeconfig: opts.Kubeconfig, Context: opts.Context, Err: err}
+	}
+	c, err := newClient(cfg, opts.Context)
+	if err != nil {
+		return nil, &TargetError{Op: "connect to", Kubeconfig: opts.Kubeconfig, Context: opts.Context, Err: err}
+	}
+	c.kubeconfig = opts.Kubeconfig
+	return c, nil
+}
+
+// withLimits applies the client-side rate limits, defaulting zero values.
+func withLimits(cfg *rest.Config, opts Options) {
+	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
+	if cfg.QPS == 0 {
+		cfg.QPS = DefaultQPS
+	}
+	if cfg.Burst == 0 {
+		cfg.Burst = DefaultBurst
+	}
+}
+
+// newClient builds the clients over cfg.
+func newClient(cfg *rest.Config, contextName string) (*Client, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build dynamic client: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build discovery client: %w", err)
+	}
+	cached := memory.NewMemCacheClientWithContext(dc)
+	return &Client{
+		Config:      cfg,
+		Dynamic:     dyn,
+		Discovery:   cached.(discovery.CachedDiscoveryInterface),
+		Mapper:      restmapper.NewDeferredDiscoveryRESTMapperWithContext(cached),
+		Server:      cfg.Host,
+		ContextName: contextName,
+	}, nil
+}
