@@ -14,10 +14,11 @@ const (
 	StageWorkloads  Stage = "workloads"  // Deployments, StatefulSets, Jobs, ...
 	StageCustom     Stage = "custom"     // kinds Piceli has no rule for, such as custom resources
 	StagePolicies   Stage = "policies"   // autoscalers, budgets, ingress and network policies
+	StagePrune      Stage = "prune"      // deletes of objects a release no longer declares
 )
 
 // Order lists every stage in apply order.
-var Order = []Stage{StageNamespaces, StageIdentity, StageConfig, StageStorage, StageServices, StageWorkloads, StageCustom, StagePolicies}
+var Order = []Stage{StageNamespaces, StageIdentity, StageConfig, StageStorage, StageServices, StageWorkloads, StageCustom, StagePolicies, StagePrune}
 
 // stageOfKind maps "group/Kind" (core group: "/Kind") to its stage.
 var stageOfKind = map[string]Stage{

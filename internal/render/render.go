@@ -30,14 +30,14 @@ type Options struct {
 	Release string
 }
 
-// Objects returns the desired manifests of a composition in apply order,
-// Secret values included (they are redacted when encoded):
-// by stage (graph.Order), then group, kind, namespace and name. Inputs are
-// not modified. Two objects with the same identity are an error naming both
-// origins.
-func Objects(in []compose.Object, opts Options) ([]*unstructured.Unstructured, error) {
+// Objects returns the desired objects of a composition in apply order, with
+// their origins and dependencies, Secret values included (they are redacted
+// when encoded): by stage (graph.Order), then group, kind, namespace and
+// name. Inputs are not modified. Two objects with the same identity are an
+// error naming both origins.
+func Objects(in []compose.Object, opts Options) ([]compose.Object, error) {
 	scopes := crdScopes(in)
-	out := make([]*unstructured.Unstructured, len(in))
+	out := make([]compose.Object, len(in))
 	seen := map[object.Ref]string{}
 	for i, o := range in {
 		u := clean(o.Object)
@@ -52,10 +52,19 @@ func Objects(in []compose.Object, opts Options) ([]*unstructured.Unstructured, e
 			return nil, fmt.Errorf("%s is declared twice: by %s and by %s", ref, prev, o.Origin)
 		}
 		seen[ref] = o.Origin
-		out[i] = u
+		out[i] = compose.Object{Origin: o.Origin, DependsOn: o.DependsOn, Object: u}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return less(out[i], out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return less(out[i].Object, out[j].Object) })
 	return out, nil
+}
+
+// Manifests returns the objects' manifests, in order.
+func Manifests(objs []compose.Object) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		out[i] = o.Object
+	}
+	return out
 }
 
 // less orders objects by stage, then group, kind, namespace and name.

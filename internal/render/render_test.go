@@ -20,9 +20,10 @@ func obj(apiVersion, kind, ns, name string) compose.Object {
 	return compose.Object{Origin: "test " + kind + "/" + name, Object: u}
 }
 
-func refs(objs []*unstructured.Unstructured) []string {
+func refs(objs []compose.Object) []string {
 	var s []string
-	for _, o := range objs {
+	for _, c := range objs {
+		o := c.Object
 		s = append(s, o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName())
 	}
 	return s
@@ -62,8 +63,8 @@ func TestObjectsOrderAndNamespaces(t *testing.T) {
 	if diff := cmp.Diff(want, refs(got)); diff != "" {
 		t.Errorf("Objects() order (-want +got):\n%s", diff)
 	}
-	if in[1].Object.GetNamespace() != "" {
-		t.Errorf("Objects() modified its input: namespace %q", in[1].Object.GetNamespace())
+	if in[1].Object.GetNamespace() != "" || got[6].Origin != "test Deployment/web" {
+		t.Errorf("Objects() modified its input (namespace %q) or lost an origin (%q)", in[1].Object.GetNamespace(), got[6].Origin)
 	}
 }
 
@@ -72,7 +73,7 @@ func TestObjectsLabelsTheRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := got[0].GetLabels()[ReleaseLabel]; l != "shop" {
+	if l := got[0].Object.GetLabels()[ReleaseLabel]; l != "shop" {
 		t.Errorf("label %s = %q, want shop", ReleaseLabel, l)
 	}
 }
@@ -98,18 +99,18 @@ func TestObjectsRemovesServerFieldsAndSecretValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := got[0].Object["data"]; !ok {
+	if _, ok := got[0].Object.Object["data"]; !ok {
 		t.Errorf("Objects() dropped the Secret's data; the planner needs it to digest values")
 	}
-	out, _ := Encode(got, YAML)
+	out, _ := Encode(Manifests(got), YAML)
 	want := "apiVersion: v1\nkind: Secret\nmetadata:\n  annotations:\n    piceli.dev/secret-keys: password,user\n  name: db\n  namespace: shop\n"
 	if diff := cmp.Diff(want, string(out)); diff != "" {
 		t.Errorf("rendered secret (-want +got):\n%s", diff)
 	}
-	js, _ := Encode(got, JSON)
-	one, _ := EncodeOne(got[0], JSON)
+	js, _ := Encode(Manifests(got), JSON)
+	one, _ := EncodeOne(got[0].Object, JSON)
 	dir := t.TempDir()
-	WriteDir(dir, got, YAML)
+	WriteDir(dir, Manifests(got), YAML)
 	file, _ := os.ReadFile(filepath.Join(dir, "000-secret-shop-db.yaml"))
 	for _, enc := range [][]byte{out, js, one, file} {
 		for _, leak := range []string{"c2VjcmV0", "admin", "42", "abc"} {
@@ -125,12 +126,12 @@ func TestEncodeFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, _ := Encode(objs, YAML)
+	y, _ := Encode(Manifests(objs), YAML)
 	wantY := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: demo\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: demo\n"
 	if diff := cmp.Diff(wantY, string(y)); diff != "" {
 		t.Errorf("Encode(YAML) (-want +got):\n%s", diff)
 	}
-	j, _ := Encode(objs, JSON)
+	j, _ := Encode(Manifests(objs), JSON)
 	if !strings.HasPrefix(string(j), "{\n  \"apiVersion\": \"v1\",\n  \"items\": [") || !strings.HasSuffix(string(j), "\"kind\": \"List\"\n}\n") {
 		t.Errorf("Encode(JSON) is not an indented v1 List:\n%s", j)
 	}
@@ -145,7 +146,7 @@ func TestWriteDirReplacesEarlierRender(t *testing.T) {
 	os.WriteFile(keep, []byte("mine"), 0o644)
 	os.WriteFile(filepath.Join(dir, "009-configmap-n-old.yaml"), []byte("stale"), 0o644)
 	objs, _ := Objects([]compose.Object{obj("v1", "ConfigMap", "", "a"), obj("v1", "Namespace", "", "n")}, Options{Namespace: "n"})
-	names, err := WriteDir(dir, objs, YAML)
+	names, err := WriteDir(dir, Manifests(objs), YAML)
 	if err != nil {
 		t.Fatal(err)
 	}

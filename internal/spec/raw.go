@@ -25,6 +25,7 @@ type rawRelease struct {
 	Composition         *string `toml:"composition"`
 	StateDir            *string `toml:"state_dir"`
 	AllowUnpinnedImages bool    `toml:"allow_unpinned_images"`
+	Prune               bool    `toml:"prune"`
 }
 
 type rawCheck struct {
@@ -49,7 +50,7 @@ type rawTCP struct {
 var knownKeys = map[string]string{
 	"":            "target, release, images, values, checks",
 	"target":      "kubeconfig, context, namespace",
-	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images",
+	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, prune",
 	"checks":      "name, http, tcp",
 	"checks.http": "service, port, path, expect_status",
 	"checks.tcp":  "service, port",

@@ -31,6 +31,10 @@ type Release struct {
 	Composition         Composition
 	StateDir            string // absolute; defaults to DefaultStateDir beside the spec
 	AllowUnpinnedImages bool   // accept [images] that are not pinned by digest
+	// Prune lets a plan delete objects this release created earlier and no
+	// longer declares. Namespaces, PVCs, PVs and Secrets are still kept
+	// unless the live object is annotated piceli.dev/prune: "allow".
+	Prune bool
 }
 
 // CompositionKind says how a composition is loaded.

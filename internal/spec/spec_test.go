@@ -72,7 +72,7 @@ func TestParseOptionalFields(t *testing.T) {
 	dir := t.TempDir()
 	src := strings.Replace(good, `name = "hello"`, strings.Join([]string{
 		`name = "hello"`, `owner = "team-a"`, `field_manager = "fm"`,
-		`state_dir = "/var/state"`, `allow_unpinned_images = true`,
+		`state_dir = "/var/state"`, `allow_unpinned_images = true`, `prune = true`,
 	}, "\n"), 1)
 	src = strings.Replace(src, `"infra.go:Build"`, `"manifests/"`, 1)
 	src = strings.Replace(src, "@"+digest, ":latest", 1)
@@ -81,7 +81,7 @@ func TestParseOptionalFields(t *testing.T) {
 		t.Fatalf("Parse error: %v", err)
 	}
 	want := Release{
-		Name: "hello", Owner: "team-a", FieldManager: "fm", StateDir: "/var/state", AllowUnpinnedImages: true,
+		Name: "hello", Owner: "team-a", FieldManager: "fm", StateDir: "/var/state", AllowUnpinnedImages: true, Prune: true,
 		Composition: Composition{Kind: CompositionFiles, File: filepath.Join(dir, "manifests")},
 	}
 	if diff := cmp.Diff(want, s.Release); diff != "" {

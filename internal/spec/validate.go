@@ -139,6 +139,7 @@ func (p *parser) release(r rawRelease) Release {
 		Composition:         p.composition(r.Composition),
 		StateDir:            p.path(p.optional("release.state_dir", r.StateDir, DefaultStateDir)),
 		AllowUnpinnedImages: r.AllowUnpinnedImages,
+		Prune:               r.Prune,
 	}
 	p.releaseNames(rel)
 	return rel
