@@ -1,0 +1,80 @@
+package plan
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Digester computes keyed digests (HMAC-SHA256) so plans can compare secret
+// values without recording them, and without a digest that can be guessed
+// by hashing candidate values.
+type Digester struct {
+	Key []byte
+}
+
+// Of returns the keyed digest of v's JSON encoding.
+func (d Digester) Of(v any) string {
+	data, _ := json.Marshal(v)
+	return d.bytes(data)
+}
+
+func (d Digester) bytes(data []byte) string {
+	m := hmac.New(sha256.New, d.Key)
+	m.Write(data)
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+}
+
+// isSecret reports whether u is a core v1 Secret.
+func isSecret(u *unstructured.Unstructured) bool {
+	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
+}
+
+// Sealed returns a copy of a manifest in which every Secret value (data and
+// stringData) is replaced by the keyed digest of its decoded bytes, so the
+// same value digests alike in either field. Other objects are copied as is.
+func (d Digester) Sealed(u *unstructured.Unstructured) map[string]any {
+	c := u.DeepCopy()
+	if !isSecret(c) {
+		return c.Object
+	}
+	data := secretValues(c)
+	delete(c.Object, "stringData")
+	if len(data) == 0 {
+		delete(c.Object, "data")
+		return c.Object
+	}
+	sealed := map[string]any{}
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		sealed[k] = d.bytes(data[k])
+	}
+	c.Object["data"] = sealed
+	return c.Object
+}
+
+// secretValues returns the decoded values of a Secret, stringData winning
+// over data as the API server merges them.
+func secretValues(u *unstructured.Unstructured) map[string][]byte {
+	out := map[string][]byte{}
+	data, _, _ := unstructured.NestedMap(u.Object, "data")
+	for k, v := range data {
+		s, _ := v.(string)
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			b = []byte(s)
+		}
+		out[k] = b
+	}
+	str, _, _ := unstructured.NestedMap(u.Object, "stringData")
+	for k, v := range str {
+		s, _ := v.(string)
+		out[k] = []byte(s)
+	}
+	return out
+}

@@ -1,0 +1,48 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
+
+// ComputeHash returns the plan's identity: "sha256:" and the hex SHA-256 of its
+// canonical encoding without its Hash field and step Changes and Origins
+// (presentation, not content). The same inputs give the same hash; another target, another
+// observation or another desired state gives another.
+func (p *Plan) ComputeHash() (string, error) {
+	data, err := canonical(p)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// canonical encodes the hashed part of p. encoding/json writes struct fields
+// in declaration order and map keys sorted, so equal plans encode equally.
+func canonical(p *Plan) ([]byte, error) {
+	c := *p
+	c.Hash = ""
+	c.Steps = make([]Step, len(p.Steps))
+	for i, s := range p.Steps {
+		s.Changes, s.Origin = nil, ""
+		c.Steps[i] = s
+	}
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return nil, fmt.Errorf("encode plan: %w", err)
+	}
+	return data, nil
+}
+
+// ShortHash is the first 12 hex digits of a hash, for people; commands
+// accept it where the hash is unambiguous.
+func ShortHash(hash string) string {
+	const prefix = "sha256:"
+	if len(hash) >= len(prefix)+12 {
+		return hash[len(prefix) : len(prefix)+12]
+	}
+	return hash
+}

@@ -1,0 +1,83 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/pynenc/piceli/internal/object"
+)
+
+// listKey is one LIST request: a resource in a namespace ("" for
+// cluster-scoped resources).
+type listKey struct {
+	GVR       schema.GroupVersionResource
+	Namespace string
+}
+
+// liveIndex holds every object the LISTs returned, by reference.
+type liveIndex struct {
+	mu      sync.Mutex
+	objects map[object.Ref]*unstructured.Unstructured
+	byList  map[listKey][]*unstructured.Unstructured
+}
+
+// readLive lists each (resource, namespace) pair once, in parallel, instead
+// of one GET per object: a release of 1,000 objects of 10 kinds costs 10
+// round trips. A resource the cluster does not serve yet (its CRD is in
+// this plan) lists as empty.
+func readLive(ctx context.Context, dyn dynamic.Interface, keys []listKey, parallel int) (*liveIndex, error) {
+	idx := &liveIndex{objects: map[object.Ref]*unstructured.Unstructured{}, byList: map[listKey][]*unstructured.Unstructured{}}
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallel)
+	for _, k := range keys {
+		g.Go(func() error { return idx.list(ctx, dyn, k) })
+	}
+	return idx, g.Wait()
+}
+
+func (idx *liveIndex) list(ctx context.Context, dyn dynamic.Interface, k listKey) error {
+	items, err := listAll(ctx, dyn.Resource(k.GVR).Namespace(k.Namespace))
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list %s in %q: %w", k.GVR.Resource, k.Namespace, err)
+	}
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	for i := range items {
+		u := &items[i]
+		idx.objects[object.RefOf(u)] = u
+		idx.byList[k] = append(idx.byList[k], u)
+	}
+	return nil
+}
+
+// listAll pages through a LIST, 500 objects a page.
+func listAll(ctx context.Context, r dynamic.ResourceInterface) ([]unstructured.Unstructured, error) {
+	var out []unstructured.Unstructured
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		l, err := r.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l.Items...)
+		if l.GetContinue() == "" {
+			return out, nil
+		}
+		opts.Continue = l.GetContinue()
+	}
+}
+
+func (idx *liveIndex) get(r object.Ref) *unstructured.Unstructured {
+	return idx.objects[r]
+}

@@ -1,0 +1,181 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/graph"
+	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/object"
+)
+
+// Input is what a plan is made of besides the cluster: a rendered
+// composition (render.Objects: in apply order, namespaces defaulted,
+// release-labelled) and the release it belongs to.
+type Input struct {
+	Release    Release
+	Namespace  string              // the target namespace
+	Objects    []compose.Object    // rendered objects, in apply order
+	Components []app.ComponentInfo // resolves DependsOn component names
+	Prune      bool                // delete release objects no longer declared
+}
+
+// Options tune how a plan is made. The zero value is valid.
+type Options struct {
+	Parallel     int    // concurrent reads and dry-runs; 0 means 16
+	AllowReplace bool   // plan replace for immutable changes instead of refusing
+	Key          []byte // digest key (DigestKey); nil means an ephemeral one
+}
+
+// maker holds one plan's inputs while it is made.
+type maker struct {
+	c    *kube.Client
+	in   Input
+	opts Options
+	dig  Digester
+	res  []kube.Resource
+	live *liveIndex
+}
+
+// Make reads the cluster and returns the plan for in: every declared object
+// resolved through discovery, read with one LIST per kind and namespace,
+// compared through a server-side dry-run of the release's apply, and
+// ordered into waves. It writes nothing to the cluster. Bad input
+// (unresolvable kinds, a dependency cycle, an object the server rejects) is
+// an error naming the object.
+func Make(ctx context.Context, c *kube.Client, in Input, opts Options) (*Plan, error) {
+	m, err := newMaker(c, in, opts)
+	if err != nil {
+		return nil, err
+	}
+	id, err := c.Identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.read(ctx); err != nil {
+		return nil, err
+	}
+	steps, err := m.steps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.assemble(id, steps)
+}
+
+func newMaker(c *kube.Client, in Input, opts Options) (*maker, error) {
+	if opts.Parallel <= 0 {
+		opts.Parallel = 16
+	}
+	if opts.Key == nil {
+		opts.Key, _ = DigestKey("", false)
+	}
+	return &maker{c: c, in: in, opts: opts, dig: Digester{Key: opts.Key}}, nil
+}
+
+// read resolves every object and lists what exists, adding the target
+// namespace when neither the composition nor the cluster has it.
+func (m *maker) read(ctx context.Context) error {
+	if err := m.resolve(ctx); err != nil {
+		return err
+	}
+	live, err := readLive(ctx, m.c.Dynamic, m.listKeys(), m.opts.Parallel)
+	if err != nil {
+		return err
+	}
+	m.live = live
+	if m.needsNamespace() {
+		m.in.Objects = append([]compose.Object{targetNamespace(m.in)}, m.in.Objects...)
+		return m.resolve(ctx)
+	}
+	return nil
+}
+
+func (m *maker) resolve(ctx context.Context) error {
+	decl := make([]kube.Declared, len(m.in.Objects))
+	for i, o := range m.in.Objects {
+		decl[i] = kube.Declared{Origin: o.Origin, Object: o.Object}
+	}
+	res, err := m.c.Resolve(ctx, decl)
+	m.res = res
+	return err
+}
+
+// listKeys returns one LIST per resource and namespace the objects use,
+// plus the Namespaces list (to see whether the target namespace exists).
+func (m *maker) listKeys() []listKey {
+	seen := map[listKey]bool{{GVR: namespacesGVR}: true}
+	keys := []listKey{{GVR: namespacesGVR}}
+	for i, o := range m.in.Objects {
+		k := listKey{GVR: m.res[i].GVR}
+		if m.res[i].Namespaced {
+			k.Namespace = o.Object.GetNamespace()
+		}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+func (m *maker) needsNamespace() bool {
+	ref := object.Ref{Kind: "Namespace", Name: m.in.Namespace}
+	if m.in.Namespace == "" || m.live.get(ref) != nil {
+		return false
+	}
+	for _, o := range m.in.Objects {
+		if object.RefOf(o.Object) == ref {
+			return false
+		}
+	}
+	return true
+}
+
+func targetNamespace(in Input) compose.Object {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
+	u.SetName(in.Namespace)
+	u.SetLabels(map[string]string{releaseLabel: in.Release.Name})
+	return compose.Object{Origin: "release.toml target.namespace", Object: u}
+}
+
+// steps plans every object in parallel, results written by index.
+func (m *maker) steps(ctx context.Context) ([]Step, error) {
+	steps := make([]Step, len(m.in.Objects))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(m.opts.Parallel)
+	for i := range m.in.Objects {
+		g.Go(func() error {
+			s, err := m.step(ctx, i)
+			steps[i] = s
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return append(steps, m.prunes()...), nil
+}
+
+func (m *maker) assemble(id kube.Identity, steps []Step) (*Plan, error) {
+	m.dependencies(steps)
+	waves, err := graph.Waves(nodes(steps))
+	if err != nil {
+		return nil, fmt.Errorf("order the plan: %w", err)
+	}
+	p := &Plan{
+		Schema:  Schema,
+		Release: m.in.Release,
+		Target:  Target{Server: id.Server, Context: id.Context, Namespace: m.in.Namespace, ClusterUID: id.ClusterUID},
+		Steps:   steps,
+		Waves:   waves,
+	}
+	if err := Validate(p); err != nil {
+		return nil, fmt.Errorf("internal error: the plan breaks its invariants: %w", err)
+	}
+	return p, nil
+}

@@ -1,0 +1,114 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/pynenc/piceli/internal/graph"
+	"github.com/pynenc/piceli/internal/object"
+)
+
+// ErrRefused marks a plan error caused by the server rejecting a declared
+// object in a dry-run: bad input, not a failure of the cluster.
+var ErrRefused = errors.New("the server refuses it")
+
+// releaseLabel marks the objects of a release (render.ReleaseLabel).
+const releaseLabel = "piceli.dev/release"
+
+var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// step plans one declared object.
+func (m *maker) step(ctx context.Context, i int) (Step, error) {
+	o, r := m.in.Objects[i], m.res[i]
+	ref := object.RefOf(o.Object)
+	s := Step{
+		Ref:        ref,
+		APIVersion: o.Object.GetAPIVersion(),
+		Resource:   r.GVR.Resource,
+		Stage:      graph.StageOf(ref.Group, ref.Kind),
+		Origin:     o.Origin,
+		Manifest:   m.dig.Sealed(o.Object),
+	}
+	s.Desired = m.dig.Of(s.Manifest)
+	live := m.live.get(ref)
+	result, err := m.dryRun(ctx, i)
+	if live == nil {
+		return m.create(s, err)
+	}
+	s.Observed = m.observe(o.Object, live)
+	return m.change(s, live, result, err)
+}
+
+// create plans an absent object. A dry-run that cannot find its namespace
+// or resource (created earlier in this plan) is no refusal.
+func (m *maker) create(s Step, err error) (Step, error) {
+	s.Action, s.Observed = Create, Observed{Absent: true}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return s, fmt.Errorf("plan %s (declared by %s): %w: %w", s.Ref, s.Origin, ErrRefused, err)
+	}
+	return s, nil
+}
+
+// change plans an object that exists: conflicts, immutable fields, or the
+// fields the apply would change.
+func (m *maker) change(s Step, live, result *unstructured.Unstructured, err error) (Step, error) {
+	s.Action = Update
+	if live.GetLabels()[releaseLabel] != m.in.Release.Name {
+		s.Action = Adopt
+	}
+	if cs := conflictsOf(err); cs != nil {
+		s.Conflicts, s.Blocked = cs, conflictReason(cs)
+		return s, nil
+	}
+	if f := immutableField(err); f != "" {
+		return m.replace(s, f), nil
+	}
+	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+		return s, fmt.Errorf("plan %s (declared by %s): %w: %w", s.Ref, s.Origin, ErrRefused, err)
+	}
+	if err != nil {
+		return s, fmt.Errorf("plan %s (declared by %s): dry-run apply: %w", s.Ref, s.Origin, err)
+	}
+	s.Changes = Diff(live.Object, result.Object)
+	if len(s.Changes) == 0 && s.Action == Update {
+		s.Action = NoOp
+	}
+	return s, nil
+}
+
+func (m *maker) replace(s Step, field string) Step {
+	s.Action = Replace
+	s.Changes = []Change{{Path: field, Kind: Changed}}
+	if !m.opts.AllowReplace {
+		s.Blocked = "immutable field " + field + " changes: the object must be deleted and created again; plan with --allow-replace to do that"
+	}
+	return s
+}
+
+// observe records what the plan saw of a live object.
+func (m *maker) observe(desired, live *unstructured.Unstructured) Observed {
+	return Observed{
+		UID:             string(live.GetUID()),
+		ResourceVersion: live.GetResourceVersion(),
+		Generation:      live.GetGeneration(),
+		Fields:          m.dig.Of(Touched(desired.Object, live.Object)),
+	}
+}
+
+// dryRun asks the server what applying object i would store, without
+// storing it: defaults, admission and field ownership all take part.
+func (m *maker) dryRun(ctx context.Context, i int) (*unstructured.Unstructured, error) {
+	o, r := m.in.Objects[i].Object, m.res[i]
+	ri := m.c.Dynamic.Resource(r.GVR)
+	opts := metav1.ApplyOptions{FieldManager: m.in.Release.FieldManager, DryRun: []string{metav1.DryRunAll}}
+	if r.Namespaced {
+		return ri.Namespace(o.GetNamespace()).Apply(ctx, o.GetName(), o, opts)
+	}
+	return ri.Apply(ctx, o.GetName(), o, opts)
+}

@@ -1,0 +1,104 @@
+package plan
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pynenc/piceli/internal/atomicfile"
+)
+
+// ErrUnknown is returned when no stored plan has the requested hash.
+var ErrUnknown = errors.New("no such plan")
+
+// Dir is where plans are stored under a release's state directory.
+func Dir(stateDir string) string { return filepath.Join(stateDir, "plans") }
+
+// Save stores p under stateDir/plans/<hex>.json, atomically and owner-only,
+// sets p.Hash and returns it.
+func Save(stateDir string, p *Plan) (string, error) {
+	hash, err := p.ComputeHash()
+	if err != nil {
+		return "", err
+	}
+	p.Hash = hash
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encode plan: %w", err)
+	}
+	if err := atomicfile.MkdirPrivate(Dir(stateDir)); err != nil {
+		return "", fmt.Errorf("store plan: %w", err)
+	}
+	return hash, atomicfile.Write(file(stateDir, hash), append(data, '\n'), 0o600)
+}
+
+func file(stateDir, hash string) string {
+	return filepath.Join(Dir(stateDir), strings.TrimPrefix(hash, "sha256:")+".json")
+}
+
+// Load reads the stored plan whose hash is hash, or starts with it when
+// that prefix (at least 12 hex digits) names exactly one plan. The plan's
+// content is checked against its hash.
+func Load(stateDir, hash string) (*Plan, string, error) {
+	full, err := resolve(stateDir, hash)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := os.ReadFile(file(stateDir, full))
+	if err != nil {
+		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+	}
+	var p Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+	}
+	if got, _ := p.ComputeHash(); got != full {
+		return nil, "", fmt.Errorf("load plan %s: content does not match its hash (file edited?)", ShortHash(full))
+	}
+	return &p, full, nil
+}
+
+func resolve(stateDir, hash string) (string, error) {
+	hex := strings.TrimPrefix(hash, "sha256:")
+	if len(hex) < 12 {
+		return "", fmt.Errorf("plan hash %q: give at least 12 hex digits", hash)
+	}
+	matches, _ := filepath.Glob(filepath.Join(Dir(stateDir), hex+"*.json"))
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("plan %s: %w in %s", hash, ErrUnknown, Dir(stateDir))
+	case 1:
+		return "sha256:" + strings.TrimSuffix(filepath.Base(matches[0]), ".json"), nil
+	}
+	return "", fmt.Errorf("plan hash %q is ambiguous: %d plans start with it", hash, len(matches))
+}
+
+// DigestKey returns the release's digest key from stateDir/keys/digest,
+// creating it (32 random bytes, owner-only) when create is set and it does
+// not exist. Without create, a missing key gives a fresh ephemeral one:
+// digests then compare within one run but are not stable across runs.
+func DigestKey(stateDir string, create bool) ([]byte, error) {
+	path := filepath.Join(stateDir, "keys", "digest")
+	key, err := os.ReadFile(path)
+	switch {
+	case err == nil && len(key) == 32:
+		return key, nil
+	case err == nil:
+		return nil, fmt.Errorf("digest key %s has %d bytes, want 32: restore it from a backup or remove it (stored plans then go stale)", path, len(key))
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("read digest key: %w", err)
+	}
+	key = make([]byte, 32)
+	rand.Read(key)
+	if !create {
+		return key, nil
+	}
+	if err := atomicfile.MkdirPrivate(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("create digest key: %w", err)
+	}
+	return key, atomicfile.Write(path, key, 0o600)
+}

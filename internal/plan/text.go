@@ -1,0 +1,104 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// TextOptions say how WriteText prints a plan.
+type TextOptions struct {
+	Color bool // ANSI colors, for terminals
+}
+
+// symbols mark each action in text output.
+var symbols = map[Action]string{Create: "+", Update: "~", NoOp: "=", Adopt: "&", Replace: "-/+", Delete: "-"}
+
+// colors are ANSI SGR codes per action; blocked steps are red.
+var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35", Replace: "31", Delete: "31"}
+
+// WriteText prints a plan for people: a summary line, then each wave with
+// its steps and their changed fields. Secret values never appear: the plan
+// holds none.
+func WriteText(w io.Writer, p *Plan, opts TextOptions) {
+	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, Summary(p))
+	for _, wv := range p.Waves {
+		fmt.Fprintf(w, "\n%s\n", wv.Stage)
+		for _, i := range wv.Nodes {
+			writeStep(w, p.Steps[i], opts)
+		}
+	}
+	if b := p.Blocked(); len(b) > 0 {
+		fmt.Fprintf(w, "\n%s\n", paint(opts, "31", fmt.Sprintf("this plan cannot be applied (%d blocked):", len(b))))
+		for _, r := range b {
+			fmt.Fprintf(w, "  %s\n", r)
+		}
+	}
+}
+
+// Summary counts steps per action, e.g. "3 to create, 1 to update, 5 unchanged".
+func Summary(p *Plan) string {
+	c := p.Counts()
+	parts := []string{}
+	add := func(a Action, label string) {
+		if c[a] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c[a], label))
+		}
+	}
+	add(Create, "to create")
+	add(Update, "to update")
+	add(Adopt, "to adopt")
+	add(Replace, "to replace")
+	add(Delete, "to delete")
+	add(NoOp, "unchanged")
+	if len(parts) == 0 {
+		return "nothing declared"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeStep(w io.Writer, s Step, opts TextOptions) {
+	color := colors[s.Action]
+	if s.Blocked != "" {
+		color = "31"
+	}
+	fmt.Fprintf(w, "  %s %s %s\n", paint(opts, color, fmt.Sprintf("%-3s", symbols[s.Action])), s.Ref, paint(opts, "2", "("+string(s.Action)+")"))
+	for _, c := range s.Conflicts {
+		fmt.Fprintf(w, "      %s manager %q owns %s\n", paint(opts, "31", "conflict:"), c.Manager, strings.Join(c.Fields, ", "))
+	}
+	for _, c := range s.Changes {
+		fmt.Fprintf(w, "      %s\n", changeLine(c, opts))
+	}
+}
+
+func changeLine(c Change, opts TextOptions) string {
+	switch {
+	case c.Hidden:
+		return fmt.Sprintf("%s: %s (value hidden)", c.Path, c.Kind)
+	case c.Kind == Added:
+		return paint(opts, "32", fmt.Sprintf("%s: + %s", c.Path, short(c.To)))
+	case c.Kind == Removed:
+		return paint(opts, "31", fmt.Sprintf("%s: - %s", c.Path, short(c.From)))
+	case c.From == nil && c.To == nil:
+		return fmt.Sprintf("%s: changed", c.Path)
+	}
+	return fmt.Sprintf("%s: %s → %s", c.Path, paint(opts, "31", short(c.From)), paint(opts, "32", short(c.To)))
+}
+
+// short renders a value as compact JSON, cut to 80 characters.
+func short(v any) string {
+	data, _ := json.Marshal(v)
+	s := string(data)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+func paint(opts TextOptions, code, s string) string {
+	if !opts.Color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
