@@ -1,0 +1,97 @@
+package journal
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// CorruptError reports damage a crash cannot explain: the frame at Offset
+// (0 for the magic header) fails its checks. A corrupt journal is never
+// repaired automatically.
+type CorruptError struct {
+	Path   string
+	Offset int64
+	Reason string
+}
+
+// Error names the file, the offset and the reason.
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("journal %s: corrupt record at offset %d: %s", e.Path, e.Offset, e.Reason)
+}
+
+// Tail describes a torn tail: the bytes from Offset (the end of the last
+// good frame, or 0 when even the magic is incomplete) to the end of the
+// file, Dropped bytes in all, are the remains of an append that never
+// became durable.
+type Tail struct {
+	Offset  int64
+	Dropped int64
+	Reason  string
+}
+
+// String describes the tail for a log line.
+func (t *Tail) String() string {
+	return fmt.Sprintf("torn tail at offset %d: %d bytes dropped (%s)", t.Offset, t.Dropped, t.Reason)
+}
+
+// Read returns the records of the journal at path. A torn tail is reported,
+// not repaired: the file is never modified. Damage that is not a torn tail
+// is a *CorruptError.
+func Read(path string) ([]Record, *Tail, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	recs, tail, cerr := parse(data)
+	if cerr != nil {
+		cerr.Path = path
+		return nil, nil, cerr
+	}
+	return recs, tail, nil
+}
+
+// parse decodes a whole journal file: the records before any problem, and
+// either the torn tail or the corruption found. It never modifies data.
+func parse(data []byte) ([]Record, *Tail, *CorruptError) {
+	if f := checkMagic(data); f != nil {
+		tail, cerr := classify(f, 0, len(data))
+		return nil, tail, cerr
+	}
+	var recs []Record
+	for off := len(magic); off < len(data); {
+		rec, size, f := decodeFrame(data[off:])
+		if f != nil {
+			tail, cerr := classify(f, off, len(data))
+			if cerr != nil {
+				return nil, nil, cerr
+			}
+			return recs, tail, nil
+		}
+		recs = append(recs, rec)
+		off += size
+	}
+	return recs, nil, nil
+}
+
+// classify turns a fault at off in a file of size end into a torn tail or
+// a corruption.
+func classify(f *fault, off, end int) (*Tail, *CorruptError) {
+	if f.torn {
+		return &Tail{Offset: int64(off), Dropped: int64(end - off), Reason: f.reason}, nil
+	}
+	return nil, &CorruptError{Offset: int64(off), Reason: f.reason}
+}
+
+// decodeFrame reads the frame at the start of rest as a Record.
+func decodeFrame(rest []byte) (Record, int, *fault) {
+	payload, size, f := readFrame(rest)
+	if f != nil {
+		return Record{}, 0, f
+	}
+	var rec Record
+	if err := json.Unmarshal(payload, &rec); err != nil {
+		return Record{}, 0, corrupt("undecodable record: %v", err)
+	}
+	return rec, size, nil
+}
