@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 
 	"golang.org/x/sync/errgroup"
@@ -29,7 +30,7 @@ type Input struct {
 type Options struct {
 	Parallel     int    // concurrent reads and dry-runs; 0 means 16
 	AllowReplace bool   // plan replace for immutable changes instead of refusing
-	Key          []byte // digest key (DigestKey); nil means an ephemeral one
+	Key          []byte // digest key (ReadKey); nil means an ephemeral one
 }
 
 // maker holds one plan's inputs while it is made.
@@ -72,7 +73,8 @@ func newMaker(c *kube.Client, in Input, opts Options) (*maker, error) {
 		opts.Parallel = 16
 	}
 	if opts.Key == nil {
-		opts.Key, _ = DigestKey("", false)
+		opts.Key = make([]byte, 32)
+		rand.Read(opts.Key)
 	}
 	return &maker{c: c, in: in, opts: opts, dig: Digester{Key: opts.Key}}, nil
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -19,7 +20,8 @@ var ErrUnknown = errors.New("no such plan")
 func Dir(stateDir string) string { return filepath.Join(stateDir, "plans") }
 
 // Save stores p under stateDir/plans/<hex>.json, atomically and owner-only,
-// sets p.Hash and returns it.
+// sets p.Hash and returns it. The digest key p was made with must be
+// stored too (StoreKey), or the plan can never be applied.
 func Save(stateDir string, p *Plan) (string, error) {
 	hash, err := p.ComputeHash()
 	if err != nil {
@@ -77,28 +79,38 @@ func resolve(stateDir, hash string) (string, error) {
 	return "", fmt.Errorf("plan hash %q is ambiguous: %d plans start with it", hash, len(matches))
 }
 
-// DigestKey returns the release's digest key from stateDir/keys/digest,
-// creating it (32 random bytes, owner-only) when create is set and it does
-// not exist. Without create, a missing key gives a fresh ephemeral one:
-// digests then compare within one run but are not stable across runs.
-func DigestKey(stateDir string, create bool) ([]byte, error) {
-	path := filepath.Join(stateDir, "keys", "digest")
-	key, err := os.ReadFile(path)
+// ReadKey returns the release's digest key from stateDir/keys/digest, or a
+// fresh random key when there is none yet. Nothing is written: StoreKey
+// persists a fresh key when a plan made with it is stored.
+func ReadKey(stateDir string) ([]byte, error) {
+	key, err := os.ReadFile(keyFile(stateDir))
 	switch {
 	case err == nil && len(key) == 32:
 		return key, nil
 	case err == nil:
-		return nil, fmt.Errorf("digest key %s has %d bytes, want 32: restore it from a backup or remove it (stored plans then go stale)", path, len(key))
+		return nil, fmt.Errorf("digest key %s has %d bytes, want 32: restore it from a backup or remove it (stored plans then go stale)", keyFile(stateDir), len(key))
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("read digest key: %w", err)
 	}
 	key = make([]byte, 32)
 	rand.Read(key)
-	if !create {
-		return key, nil
-	}
-	if err := atomicfile.MkdirPrivate(filepath.Dir(path)); err != nil {
-		return nil, fmt.Errorf("create digest key: %w", err)
-	}
-	return key, atomicfile.Write(path, key, 0o600)
+	return key, nil
 }
+
+// StoreKey persists key as the release's digest key, owner-only, unless it
+// is stored already. A different stored key is an error.
+func StoreKey(stateDir string, key []byte) error {
+	have, err := os.ReadFile(keyFile(stateDir))
+	if err == nil {
+		if !bytes.Equal(have, key) {
+			return fmt.Errorf("digest key %s changed while planning", keyFile(stateDir))
+		}
+		return nil
+	}
+	if err := atomicfile.MkdirPrivate(filepath.Dir(keyFile(stateDir))); err != nil {
+		return fmt.Errorf("store digest key: %w", err)
+	}
+	return atomicfile.Write(keyFile(stateDir), key, 0o600)
+}
+
+func keyFile(stateDir string) string { return filepath.Join(stateDir, "keys", "digest") }

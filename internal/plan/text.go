@@ -23,8 +23,8 @@ var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35
 // holds none.
 func WriteText(w io.Writer, p *Plan, opts TextOptions) {
 	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, Summary(p))
-	for _, wv := range p.Waves {
-		fmt.Fprintf(w, "\n%s\n", wv.Stage)
+	for n, wv := range p.Waves {
+		fmt.Fprintf(w, "\nwave %d: %s\n", n+1, wv.Stage)
 		for _, i := range wv.Nodes {
 			writeStep(w, p.Steps[i], opts)
 		}
