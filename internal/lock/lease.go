@@ -1,0 +1,233 @@
+package lock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+)
+
+// Names on the Lease object.
+const (
+	leasePrefix      = "piceli-release-"
+	holderAnnotation = "piceli.dev/holder"
+	releaseLabel     = "piceli.dev/release"
+	defaultDuration  = 30 * time.Second
+	acquireAttempts  = 3
+)
+
+// ErrNoNamespace is returned (wrapped) by Lease when the target namespace
+// does not exist yet; the engine acquires the Lease after creating it.
+var ErrNoNamespace = errors.New("namespace does not exist")
+
+// errRaced marks a write that lost a race with another acquirer; the Lease
+// is read again.
+var errRaced = errors.New("another acquirer wrote the lease first")
+
+// LeaseOptions tunes Lease. The zero value is valid.
+type LeaseOptions struct {
+	// Duration is how long the Lease stays valid without renewal; zero means
+	// 30s. It is renewed every Duration/3 and stored in whole seconds, at
+	// least one.
+	Duration time.Duration
+}
+
+// LeaseLock is a held coordination.k8s.io/v1 Lease, renewed in the
+// background until Release or until the context given to Lease ends.
+type LeaseLock struct {
+	client   coordinationclient.LeaseInterface
+	name     string
+	where    string // "lease ns/name", for errors
+	identity string
+	duration time.Duration
+
+	lease   *coordinationv1.Lease // owned by the renewal goroutine until done closes
+	renewed time.Time             // last successful write, owned likewise
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+	lost     chan struct{}
+	lostErr  error // set before lost closes
+}
+
+// Lease acquires the Lease piceli-release-<release> in namespace for h: it
+// creates the Lease when absent and takes it over when its holder let it
+// expire, or is a process on this machine that no longer exists (so a
+// killed apply frees the lock at once). Otherwise it returns a *HeldError
+// naming the holder. Writes carry the resourceVersion read, so of two racing
+// acquirers only one wins. When namespace does not exist it returns an error
+// matching ErrNoNamespace. A Lease already recorded for the same holder
+// (user, host, pid and run) is taken again. The Lease is renewed every Duration/3 until
+// Release or until ctx ends; after ctx ends it expires on its own.
+func Lease(ctx context.Context, cs kubernetes.Interface, namespace, release string, h Holder, opts LeaseOptions) (*LeaseLock, error) {
+	l, err := newLeaseLock(cs, namespace, release, h, opts)
+	if err != nil {
+		return nil, err
+	}
+	if l.lease, err = l.acquire(ctx, h); err != nil {
+		return nil, err
+	}
+	l.renewed = time.Now()
+	go l.renewLoop(ctx)
+	return l, nil
+}
+
+func newLeaseLock(cs kubernetes.Interface, namespace, release string, h Holder, opts LeaseOptions) (*LeaseLock, error) {
+	name := leasePrefix + release
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return nil, fmt.Errorf("lock release %q: lease name %s: %s", release, name, strings.Join(errs, "; "))
+	}
+	d := opts.Duration
+	if d <= 0 {
+		d = defaultDuration
+	}
+	d = max(d.Round(time.Second), time.Second)
+	return &LeaseLock{
+		client: cs.CoordinationV1().Leases(namespace), name: name,
+		where: fmt.Sprintf("lease %s/%s", namespace, name), identity: h.identity(), duration: d,
+		stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{}),
+	}, nil
+}
+
+// acquire reads the Lease and claims it, reading again when another
+// acquirer wins a race, so the loser reports the winner as the holder.
+func (l *LeaseLock) acquire(ctx context.Context, h Holder) (*coordinationv1.Lease, error) {
+	var err error
+	for range acquireAttempts {
+		var got *coordinationv1.Lease
+		if got, err = l.tryAcquire(ctx, h); !errors.Is(err, errRaced) {
+			return got, err
+		}
+	}
+	return nil, fmt.Errorf("acquire %s: %w", l.where, err)
+}
+
+func (l *LeaseLock) tryAcquire(ctx context.Context, h Holder) (*coordinationv1.Lease, error) {
+	cur, err := l.client.Get(ctx, l.name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return l.create(ctx, h)
+	case err != nil:
+		return nil, fmt.Errorf("acquire %s: %w", l.where, err)
+	}
+	if held := l.heldBy(cur, time.Now()); held != nil {
+		return nil, held
+	}
+	return l.takeOver(ctx, cur, h)
+}
+
+// heldBy returns the error naming cur's holder, or nil when l may take cur:
+// it is free, already l's, expired, or held by a dead process on this host.
+func (l *LeaseLock) heldBy(cur *coordinationv1.Lease, now time.Time) *HeldError {
+	id := ptrValue(cur.Spec.HolderIdentity)
+	if id == "" || id == l.identity || expired(cur, now) {
+		return nil
+	}
+	other := holderOf(cur)
+	if deadHere(other) {
+		return nil
+	}
+	return &HeldError{Holder: other, Where: l.where}
+}
+
+// expired reports whether cur's last renewal is older than its duration. A
+// Lease without a renewal or acquisition time has never been held.
+func expired(cur *coordinationv1.Lease, now time.Time) bool {
+	last := cur.Spec.RenewTime
+	if last == nil {
+		last = cur.Spec.AcquireTime
+	}
+	if last == nil {
+		return true
+	}
+	d := defaultDuration
+	if s := cur.Spec.LeaseDurationSeconds; s != nil {
+		d = time.Duration(*s) * time.Second
+	}
+	return now.After(last.Add(d))
+}
+
+// holderOf decodes the holder annotation; a Lease written by something else
+// gives the zero Holder.
+func holderOf(cur *coordinationv1.Lease) Holder {
+	var h Holder
+	if json.Unmarshal([]byte(cur.Annotations[holderAnnotation]), &h) != nil {
+		return Holder{}
+	}
+	return h
+}
+
+func (l *LeaseLock) create(ctx context.Context, h Holder) (*coordinationv1.Lease, error) {
+	obj := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: l.name}}
+	if err := l.claim(obj, h, time.Now()); err != nil {
+		return nil, err
+	}
+	got, err := l.client.Create(ctx, obj, metav1.CreateOptions{})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return nil, errRaced
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("create %s: %w", l.where, ErrNoNamespace)
+	case err != nil:
+		return nil, fmt.Errorf("create %s: %w", l.where, err)
+	}
+	return got, nil
+}
+
+func (l *LeaseLock) takeOver(ctx context.Context, cur *coordinationv1.Lease, h Holder) (*coordinationv1.Lease, error) {
+	obj := cur.DeepCopy()
+	if id := ptrValue(cur.Spec.HolderIdentity); id != "" && id != l.identity {
+		obj.Spec.LeaseTransitions = ptr(ptrValue(cur.Spec.LeaseTransitions) + 1)
+	}
+	if err := l.claim(obj, h, time.Now()); err != nil {
+		return nil, err
+	}
+	got, err := l.client.Update(ctx, obj, metav1.UpdateOptions{})
+	switch {
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		return nil, errRaced
+	case err != nil:
+		return nil, fmt.Errorf("take over %s: %w", l.where, err)
+	}
+	return got, nil
+}
+
+// claim writes l's holder into obj: identity, duration, times, the holder
+// annotation and the release label.
+func (l *LeaseLock) claim(obj *coordinationv1.Lease, h Holder, now time.Time) error {
+	if h.Since.IsZero() {
+		h.Since = now
+	}
+	data, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("encode holder of %s: %w", l.where, err)
+	}
+	metav1.SetMetaDataAnnotation(&obj.ObjectMeta, holderAnnotation, string(data))
+	metav1.SetMetaDataLabel(&obj.ObjectMeta, releaseLabel, strings.TrimPrefix(l.name, leasePrefix))
+	t := metav1.NewMicroTime(now)
+	obj.Spec.HolderIdentity = ptr(l.identity)
+	obj.Spec.LeaseDurationSeconds = ptr(int32(l.duration / time.Second))
+	obj.Spec.AcquireTime, obj.Spec.RenewTime = &t, &t
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
