@@ -1,0 +1,122 @@
+package history
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/object"
+)
+
+// Schema versions a revision document.
+const Schema = "piceli.revision/v1"
+
+// ErrNoRevision is returned when a requested revision does not exist.
+var ErrNoRevision = errors.New("no such revision")
+
+// Revision is one applied plan of a release.
+type Revision struct {
+	Schema   string    `json:"schema"`
+	Number   int       `json:"number"`
+	Plan     string    `json:"plan"` // the plan hash
+	Run      string    `json:"run"`
+	Source   string    `json:"source,omitempty"` // "apply" or "rollback to N"
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Outcome  string    `json:"outcome"`
+	Objects  []Object  `json:"objects"`
+}
+
+// Object is one object of a revision as it was applied. Secret values are
+// keyed digests, never values.
+type Object struct {
+	Ref        object.Ref     `json:"ref"`
+	APIVersion string         `json:"apiVersion"`
+	Resource   string         `json:"resource"`
+	Manifest   map[string]any `json:"manifest"`
+}
+
+func dir(stateDir string) string { return filepath.Join(stateDir, "history") }
+
+func file(stateDir string, n int) string {
+	return filepath.Join(dir(stateDir), fmt.Sprintf("%06d.json", n))
+}
+
+// Add stores r as the release's next revision, atomically and owner-only,
+// and returns its number.
+func Add(stateDir string, r Revision) (int, error) {
+	list, err := numbers(stateDir)
+	if err != nil {
+		return 0, err
+	}
+	r.Schema, r.Number = Schema, 1
+	if len(list) > 0 {
+		r.Number = list[len(list)-1] + 1
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return 0, fmt.Errorf("encode revision: %w", err)
+	}
+	if err := atomicfile.MkdirPrivate(dir(stateDir)); err != nil {
+		return 0, fmt.Errorf("store revision: %w", err)
+	}
+	return r.Number, atomicfile.Write(file(stateDir, r.Number), append(data, '\n'), 0o600)
+}
+
+// Load reads revision n.
+func Load(stateDir string, n int) (*Revision, error) {
+	data, err := os.ReadFile(file(stateDir, n))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("revision %d: %w", n, ErrNoRevision)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read revision %d: %w", n, err)
+	}
+	var r Revision
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("read revision %d: %w", n, err)
+	}
+	return &r, nil
+}
+
+// List reads every revision, oldest first.
+func List(stateDir string) ([]Revision, error) {
+	ns, err := numbers(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Revision, 0, len(ns))
+	for _, n := range ns {
+		r, err := Load(stateDir, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+func numbers(stateDir string) ([]int, error) {
+	entries, err := os.ReadDir(dir(stateDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	var ns []int
+	for _, e := range entries {
+		if n, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json")); err == nil && strings.HasSuffix(e.Name(), ".json") {
+			ns = append(ns, n)
+		}
+	}
+	sort.Ints(ns)
+	return ns, nil
+}

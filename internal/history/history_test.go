@@ -1,0 +1,32 @@
+package history
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/pynenc/piceli/internal/object"
+)
+
+func TestAddListLoad(t *testing.T) {
+	dir := t.TempDir()
+	if list, err := List(dir); err != nil || len(list) != 0 {
+		t.Fatalf("List(empty) = %v, %v; want none", list, err)
+	}
+	for _, hash := range []string{"sha256:a", "sha256:b"} {
+		if _, err := Add(dir, Revision{Plan: hash, Outcome: "finished", Objects: []Object{{Ref: object.Ref{Kind: "ConfigMap", Name: "c"}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := List(dir)
+	if err != nil || len(list) != 2 || list[0].Number != 1 || list[1].Number != 2 || list[1].Plan != "sha256:b" || list[0].Schema != Schema {
+		t.Fatalf("List() = %+v, %v; want revisions 1 and 2 in order", list, err)
+	}
+	if _, err := Load(dir, 3); !errors.Is(err, ErrNoRevision) {
+		t.Errorf("Load(3) error = %v, want ErrNoRevision", err)
+	}
+	st, _ := os.Stat(file(dir, 1))
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("revision file mode %v, want 0600", st.Mode().Perm())
+	}
+}
