@@ -1,0 +1,63 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/pynenc/piceli/internal/object"
+)
+
+// Stale compares an approved plan with a fresh plan of the same inputs and
+// returns why the approved one no longer holds, one reason per object: a
+// different target, a different desired state (the composition renders
+// differently), an object created, deleted or recreated (new UID), or a
+// field the plan touches changed. Status churn and changes to fields the
+// plan does not set are not staleness. No reasons means the approved plan
+// may run.
+func Stale(approved, fresh *Plan) []string {
+	if approved.Target != fresh.Target {
+		return []string{fmt.Sprintf("the target differs: approved for %s, now %s", describe(approved.Target), describe(fresh.Target))}
+	}
+	if approved.Release != fresh.Release {
+		return []string{"the release (name, owner or field manager) differs"}
+	}
+	now := map[object.Ref]Step{}
+	for _, s := range fresh.Steps {
+		now[s.Ref] = s
+	}
+	var reasons []string
+	for _, a := range approved.Steps {
+		f, ok := now[a.Ref]
+		delete(now, a.Ref)
+		if r := stepStale(a, f, ok); r != "" {
+			reasons = append(reasons, a.Ref.String()+": "+r)
+		}
+	}
+	for ref := range now {
+		reasons = append(reasons, ref.String()+": now part of the plan (declared or prunable since approval)")
+	}
+	return reasons
+}
+
+func describe(t Target) string {
+	return fmt.Sprintf("server %s context %s namespace %s cluster %s", t.Server, t.Context, t.Namespace, t.ClusterUID)
+}
+
+func stepStale(a, f Step, present bool) string {
+	switch {
+	case !present:
+		return "no longer part of the plan"
+	case a.Desired != f.Desired:
+		return "the composition now renders it differently"
+	case a.Observed.Absent && !f.Observed.Absent:
+		return "planned absent, now present (uid " + f.Observed.UID + ")"
+	case !a.Observed.Absent && f.Observed.Absent:
+		return "deleted since the plan"
+	case a.Observed.UID != f.Observed.UID:
+		return "recreated since the plan (uid " + a.Observed.UID + " is now " + f.Observed.UID + ")"
+	case a.Observed.Fields != f.Observed.Fields:
+		return "a field the plan sets was changed since the plan"
+	case a.Action != f.Action:
+		return fmt.Sprintf("the action is now %s, not %s", f.Action, a.Action)
+	}
+	return ""
+}
