@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/yaml"
+)
+
+// LoopbackIP is the only address the sandbox listens on and gives to nodes.
+const LoopbackIP = "127.0.0.1"
+
+// kwokCRDs are the kwok resources enabled in every sandbox: port-forward and
+// logs, per pod and cluster-wide.
+var kwokCRDs = []string{"PortForward", "Logs", "ClusterPortForward", "ClusterLogs"}
+
+// kwokctlConfig is the subset of kwokctl's KwokctlConfiguration we write.
+type kwokctlConfig struct {
+	APIVersion        string           `json:"apiVersion"`
+	Kind              string           `json:"kind"`
+	Options           kwokctlOptions   `json:"options"`
+	ComponentsPatches []componentPatch `json:"componentsPatches"`
+}
+
+type kwokctlOptions struct {
+	Runtime                     string   `json:"runtime"`
+	BindAddress                 string   `json:"bindAddress"`
+	EnableCRDs                  []string `json:"enableCRDs"`
+	QuietPull                   bool     `json:"quietPull"`
+	EtcdBinary                  string   `json:"etcdBinary"`
+	KubeApiserverBinary         string   `json:"kubeApiserverBinary"`
+	KubeControllerManagerBinary string   `json:"kubeControllerManagerBinary"`
+	KubeSchedulerBinary         string   `json:"kubeSchedulerBinary"`
+	KubectlBinary               string   `json:"kubectlBinary"`
+	KwokControllerBinary        string   `json:"kwokControllerBinary"`
+}
+
+type componentPatch struct {
+	Name      string     `json:"name"`
+	ExtraArgs []extraArg `json:"extraArgs"`
+}
+
+type extraArg struct {
+	Key      string `json:"key"`
+	Value    string `json:"value"`
+	Override bool   `json:"override"`
+}
+
+// renderConfig returns the kwokctl configuration for a sandbox using bins:
+// binary runtime, every component bound to 127.0.0.1, the kwok controller
+// reporting 127.0.0.1 as node IP, and port-forward and logs CRDs enabled.
+func renderConfig(bins Binaries) ([]byte, error) {
+	cfg := kwokctlConfig{
+		APIVersion: "config.kwok.x-k8s.io/v1alpha1",
+		Kind:       "KwokctlConfiguration",
+		Options: kwokctlOptions{
+			Runtime:                     "binary",
+			BindAddress:                 LoopbackIP,
+			EnableCRDs:                  kwokCRDs,
+			QuietPull:                   true,
+			EtcdBinary:                  bins.Path(BinEtcd),
+			KubeApiserverBinary:         bins.Path(BinKubeAPIServer),
+			KubeControllerManagerBinary: bins.Path(BinKubeControllerManager),
+			KubeSchedulerBinary:         bins.Path(BinKubeScheduler),
+			KubectlBinary:               bins.Path(BinKubectl),
+			KwokControllerBinary:        bins.Path(BinKwok),
+		},
+		ComponentsPatches: []componentPatch{{
+			Name:      "kwok-controller",
+			ExtraArgs: []extraArg{{Key: "node-ip", Value: LoopbackIP, Override: true}},
+		}},
+	}
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("render kwokctl config: %w", err)
+	}
+	return out, nil
+}

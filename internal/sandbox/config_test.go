@@ -1,0 +1,30 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+)
+
+// The kwokctl config binds everything to loopback, gives kwok the loopback
+// node IP, enables port-forward and logs, and runs only cached binaries.
+func TestRenderConfigIsLoopbackOnly(t *testing.T) {
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"kind: KwokctlConfiguration",
+		"bindAddress: 127.0.0.1",
+		"runtime: binary",
+		"- key: node-ip\n    override: true\n    value: 127.0.0.1\n  name: kwok-controller",
+		"- PortForward\n  - Logs\n  - ClusterPortForward\n  - ClusterLogs",
+		"kubeApiserverBinary: /cache/bin/kube-apiserver",
+		"kwokControllerBinary: /cache/bin/kwok",
+		"kubectlBinary: /cache/bin/kubectl",
+		"etcdBinary: /cache/bin/etcd",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("renderConfig() lacks %q:\n%s", want, out)
+		}
+	}
+}
