@@ -26,6 +26,8 @@ type rawRelease struct {
 	StateDir            *string `toml:"state_dir"`
 	AllowUnpinnedImages bool    `toml:"allow_unpinned_images"`
 	Prune               bool    `toml:"prune"`
+	OnFailure           *string `toml:"on_failure"`
+	ReadyTimeout        *string `toml:"ready_timeout"`
 }
 
 type rawCheck struct {
@@ -50,7 +52,7 @@ type rawTCP struct {
 var knownKeys = map[string]string{
 	"":            "target, release, images, values, checks",
 	"target":      "kubeconfig, context, namespace",
-	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, prune",
+	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, prune, on_failure, ready_timeout",
 	"checks":      "name, http, tcp",
 	"checks.http": "service, port, path, expect_status",
 	"checks.tcp":  "service, port",

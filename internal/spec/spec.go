@@ -1,8 +1,16 @@
 package spec
 
+import "time"
+
 // DefaultStateDir is where a release keeps its plans and journal when
 // release.state_dir is not set; it is relative to the spec's directory.
 const DefaultStateDir = ".piceli-release"
+
+// The failure policies of [release] on_failure.
+const (
+	OnFailureStop       = "stop"
+	OnFailureCompensate = "compensate"
+)
 
 // Spec is a validated release.toml. Every path in it is absolute.
 type Spec struct {
@@ -35,6 +43,12 @@ type Release struct {
 	// longer declares. Namespaces, PVCs, PVs and Secrets are still kept
 	// unless the live object is annotated piceli.dev/prune: "allow".
 	Prune bool
+	// OnFailure is what a failed apply does: OnFailureStop (the default)
+	// leaves it resumable, OnFailureCompensate undoes its completed steps.
+	OnFailure string
+	// ReadyTimeout bounds the readiness wait of each apply wave; zero means
+	// the engine's default (5 minutes).
+	ReadyTimeout time.Duration
 }
 
 // CompositionKind says how a composition is loaded.

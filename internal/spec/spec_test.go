@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -54,6 +55,7 @@ func TestParseGood(t *testing.T) {
 			Name: "hello", Owner: "hello", FieldManager: "piceli-hello",
 			Composition: Composition{Kind: CompositionGo, File: filepath.Join(dir, "infra.go"), Func: "Build"},
 			StateDir:    filepath.Join(dir, ".piceli-release"),
+			OnFailure:   OnFailureStop,
 		},
 		Images: map[string]string{"web": "docker.io/library/nginx@" + digest},
 		Values: map[string]string{"greeting": "hi"},
@@ -73,6 +75,7 @@ func TestParseOptionalFields(t *testing.T) {
 	src := strings.Replace(good, `name = "hello"`, strings.Join([]string{
 		`name = "hello"`, `owner = "team-a"`, `field_manager = "fm"`,
 		`state_dir = "/var/state"`, `allow_unpinned_images = true`, `prune = true`,
+		`on_failure = "compensate"`, `ready_timeout = "90s"`,
 	}, "\n"), 1)
 	src = strings.Replace(src, `"infra.go:Build"`, `"manifests/"`, 1)
 	src = strings.Replace(src, "@"+digest, ":latest", 1)
@@ -82,6 +85,7 @@ func TestParseOptionalFields(t *testing.T) {
 	}
 	want := Release{
 		Name: "hello", Owner: "team-a", FieldManager: "fm", StateDir: "/var/state", AllowUnpinnedImages: true, Prune: true,
+		OnFailure: OnFailureCompensate, ReadyTimeout: 90 * time.Second,
 		Composition: Composition{Kind: CompositionFiles, File: filepath.Join(dir, "manifests")},
 	}
 	if diff := cmp.Diff(want, s.Release); diff != "" {
@@ -214,5 +218,16 @@ func TestParseTableGivenAsString(t *testing.T) {
 	want := `release.toml:1: values: wrong type: want table, have string`
 	if err == nil || err.Error() != want {
 		t.Errorf("Parse() error = %v, want %s", err, want)
+	}
+}
+
+func TestParseRefusesBadFailurePolicyAndTimeout(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	src := strings.Replace(good, `name = "hello"`, "name = \"hello\"\non_failure = \"retry\"\nready_timeout = \"soon\"", 1)
+	_, err := Parse("release.toml", []byte(src))
+	for _, want := range []string{`release.on_failure: "retry": want "stop" or "compensate"`, `release.ready_timeout: "soon": want a positive duration`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse() error = %v, want it to contain %q", err, want)
+		}
 	}
 }

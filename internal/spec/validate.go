@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // spec validates the decoded tables and builds the Spec.
@@ -140,9 +141,32 @@ func (p *parser) release(r rawRelease) Release {
 		StateDir:            p.path(p.optional("release.state_dir", r.StateDir, DefaultStateDir)),
 		AllowUnpinnedImages: r.AllowUnpinnedImages,
 		Prune:               r.Prune,
+		OnFailure:           p.onFailure(r.OnFailure),
+		ReadyTimeout:        p.duration("release.ready_timeout", r.ReadyTimeout),
 	}
 	p.releaseNames(rel)
 	return rel
+}
+
+// onFailure checks release.on_failure, "stop" by default.
+func (p *parser) onFailure(v *string) string {
+	got := p.optional("release.on_failure", v, OnFailureStop)
+	if got != OnFailureStop && got != OnFailureCompensate {
+		p.errs.add("release.on_failure", "%q: want %q or %q", got, OnFailureStop, OnFailureCompensate)
+	}
+	return got
+}
+
+// duration checks an optional positive Go duration ("90s", "5m").
+func (p *parser) duration(key string, v *string) time.Duration {
+	if v == nil {
+		return 0
+	}
+	d, err := time.ParseDuration(*v)
+	if err != nil || d <= 0 {
+		p.errs.add(key, "%q: want a positive duration such as \"90s\" or \"5m\"", *v)
+	}
+	return d
 }
 
 // releaseNames checks the owner (a label value) and the field manager.
