@@ -1,0 +1,73 @@
+package apply
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/plan"
+)
+
+// StaleError refuses an approved plan that no longer matches the composition
+// or the cluster. Nothing has been written when it is returned.
+type StaleError struct {
+	Hash    string
+	Reasons []string
+}
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("plan %s is stale, nothing was applied; plan again and approve the new hash:\n  %s", plan.ShortHash(e.Hash), strings.Join(e.Reasons, "\n  "))
+}
+
+// BlockedError refuses a plan with blocked steps (conflicts, refused
+// replaces).
+type BlockedError struct{ Reasons []string }
+
+func (e *BlockedError) Error() string {
+	return "the plan cannot be applied:\n  " + strings.Join(e.Reasons, "\n  ")
+}
+
+// Approve checks that the approved plan may run now: it is not blocked and a
+// fresh plan of the same inputs, made just now, agrees with it on every
+// step (plan.Stale). When only some steps remain (a resume), only those are
+// compared.
+func Approve(approved, fresh *plan.Plan, only map[object.Ref]bool) error {
+	if b := approved.Blocked(); len(b) > 0 {
+		return &BlockedError{Reasons: b}
+	}
+	a, f := approved, fresh
+	if only != nil {
+		a, f = subset(approved, only), subset(fresh, only)
+	}
+	if reasons := plan.Stale(a, f); len(reasons) > 0 {
+		return &StaleError{Hash: approved.Hash, Reasons: reasons}
+	}
+	return nil
+}
+
+func subset(p *plan.Plan, only map[object.Ref]bool) *plan.Plan {
+	c := *p
+	c.Steps = nil
+	for _, s := range p.Steps {
+		if only[s.Ref] {
+			c.Steps = append(c.Steps, s)
+		}
+	}
+	return &c
+}
+
+// NewInput assembles an engine input from an approved plan, the rendered
+// objects and a fresh plan's observations.
+func NewInput(approved, fresh *plan.Plan, rendered []compose.Object, key []byte, source string) Input {
+	in := Input{Plan: approved, Desired: map[object.Ref]*unstructured.Unstructured{}, Fresh: map[object.Ref]string{}, Key: key, Source: source}
+	for _, o := range rendered {
+		in.Desired[object.RefOf(o.Object)] = o.Object
+	}
+	for _, s := range fresh.Steps {
+		in.Fresh[s.Ref] = s.Observed.ResourceVersion
+	}
+	return in
+}

@@ -1,0 +1,155 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/history"
+	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/plan"
+)
+
+// errLeft marks an undo that was skipped on purpose; its message says why.
+var errLeft = errors.New("left as is")
+
+// compensate undoes the steps this run applied, newest wave first: created
+// objects are deleted (only while they keep the UID this run gave them),
+// updated ones are restored to the release's previous revision (only while
+// nobody changed the fields this run wrote). What cannot be undone safely is
+// reported, never clobbered.
+func (r *runner) compensate(ctx context.Context, cause error) error {
+	if err := r.append(journal.Record{Type: journal.CompensateStarted}); err != nil {
+		return errors.Join(cause, err)
+	}
+	prev, err := previousObjects(r.e.StateDir)
+	if err != nil {
+		return errors.Join(cause, err)
+	}
+	var notes []string
+	for _, i := range r.appliedNewestFirst() {
+		note, err := r.undoStep(ctx, i, prev)
+		if err != nil {
+			return errors.Join(cause, err)
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	if err := r.append(journal.Record{Type: journal.Compensated}); err != nil {
+		return errors.Join(cause, err)
+	}
+	return &CompensatedError{Cause: cause, Notes: notes}
+}
+
+// CompensatedError is a failed run whose changes were undone; Notes lists
+// what could not be undone safely and was left as is.
+type CompensatedError struct {
+	Cause error
+	Notes []string
+}
+
+func (e *CompensatedError) Error() string {
+	msg := fmt.Sprintf("%v; this run's changes were undone", e.Cause)
+	for _, n := range e.Notes {
+		msg += "\n  " + n
+	}
+	return msg
+}
+
+func (e *CompensatedError) Unwrap() error { return e.Cause }
+
+// appliedNewestFirst lists the steps this run applied in reverse apply
+// order.
+func (r *runner) appliedNewestFirst() []int {
+	var order []int
+	for _, w := range r.in.Plan.Waves {
+		for _, i := range w.Nodes {
+			if r.done[i] {
+				order = append(order, i)
+			}
+		}
+	}
+	slices.Reverse(order)
+	return order
+}
+
+// undoStep journals and performs one undo.
+func (r *runner) undoStep(ctx context.Context, i int, prev map[object.Ref]history.Object) (string, error) {
+	ref := r.in.Plan.Steps[i].Ref
+	if err := r.append(journal.Record{Type: journal.CompensateIntent, Step: i, Ref: &ref}); err != nil {
+		return "", err
+	}
+	r.fp.hit(FailAfterCompIntent)
+	err := r.undo(ctx, i, prev)
+	rec := journal.Record{Type: journal.CompensateOutcome, Step: i, Ref: &ref, Result: journal.ResultApplied}
+	note := ""
+	if err != nil {
+		note = ref.String() + ": " + err.Error()
+		rec.Result, rec.Error = journal.ResultSkipped, err.Error()
+		if !errors.Is(err, errLeft) {
+			rec.Result = journal.ResultFailed
+		}
+	}
+	r.e.progress().Note("undo " + ref.String() + ": " + string(rec.Result))
+	if jerr := r.append(rec); jerr != nil {
+		return "", jerr
+	}
+	r.fp.hit(FailAfterCompOutcome)
+	return note, nil
+}
+
+// undo reverses one applied step.
+func (r *runner) undo(ctx context.Context, i int, prev map[object.Ref]history.Object) error {
+	t, w := r.targetOf(i), r.written[i]
+	switch t.step.Action {
+	case plan.Create:
+		return undoCreate(ctx, t, w)
+	case plan.Update, plan.Adopt, plan.Replace:
+		return undoUpdate(ctx, t, w, prev)
+	}
+	return fmt.Errorf("%w: a %s is not undone; restore it with rollback", errLeft, t.step.Action)
+}
+
+func undoCreate(ctx context.Context, t *target, w written) error {
+	err := t.delete(ctx, w.UID)
+	if apierrors.IsConflict(err) {
+		return fmt.Errorf("%w: recreated by someone else since this run created it", errLeft)
+	}
+	return err
+}
+
+func undoUpdate(ctx context.Context, t *target, w written, prev map[object.Ref]history.Object) error {
+	old, ok := prev[t.step.Ref]
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: no earlier revision holds it, so there is nothing to restore", errLeft)
+	case t.step.Ref.Kind == "Secret" && t.step.Ref.Group == "":
+		return fmt.Errorf("%w: earlier Secret values are not kept (secret versions are not implemented yet)", errLeft)
+	}
+	ours := t.dig.Of(plan.Touched(t.step.Manifest, t.step.Manifest))
+	_, err := t.applyIf(ctx, &unstructured.Unstructured{Object: old.Manifest}, w.ResourceVersion, ours)
+	if errors.Is(err, ErrChanged) {
+		return fmt.Errorf("%w: changed by someone else since this run wrote it", errLeft)
+	}
+	return err
+}
+
+// previousObjects indexes the objects of the release's latest revision,
+// the state a compensation restores.
+func previousObjects(stateDir string) (map[object.Ref]history.Object, error) {
+	revs, err := history.List(stateDir)
+	if err != nil || len(revs) == 0 {
+		return map[object.Ref]history.Object{}, err
+	}
+	out := map[object.Ref]history.Object{}
+	for _, o := range revs[len(revs)-1].Objects {
+		out[o.Ref] = o
+	}
+	return out, nil
+}

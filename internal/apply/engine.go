@@ -1,0 +1,188 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/plan"
+)
+
+// ErrStopped is returned when a run ended on a stop request; it can be
+// resumed.
+var ErrStopped = errors.New("run stopped on request")
+
+// Options tune the engine. The zero value is valid.
+type Options struct {
+	Parallel     int           // concurrent writes within a wave; 0 means 8
+	ReadyTimeout time.Duration // readiness wait per wave; 0 means 5 minutes
+	Holder       string        // who runs it, for the journal ("user@host pid N")
+	// AfterWave, when set, runs after each wave is ready and journaled; an
+	// error ends the run as failed (resumable). The CLI takes the cluster
+	// lease there once the first wave has created the namespace.
+	AfterWave func(ctx context.Context, wave int) error
+	// Compensate undoes the run's completed steps when it fails, instead of
+	// stopping it for a resume.
+	Compensate bool
+}
+
+// Engine runs approved plans against one cluster. The caller holds the
+// release's lock for the engine's whole run.
+type Engine struct {
+	Client   *kube.Client
+	StateDir string
+	Progress Progress // nil means silent
+	Options  Options
+}
+
+// Input is an approved plan and what the engine needs to write it.
+type Input struct {
+	Plan *plan.Plan // the approved plan, as stored
+	// Desired holds the rendered objects by reference, Secret values
+	// included; steps without one (the target Namespace) use their manifest.
+	Desired map[object.Ref]*unstructured.Unstructured
+	// Fresh holds resourceVersions read just before the run, so updates are
+	// conditional on what the approval check saw.
+	Fresh map[object.Ref]string
+	Key   []byte // the release's digest key
+	// Source says why the plan runs, for history: "apply" or "rollback to N".
+	Source string
+}
+
+// Result says how a run ended.
+type Result struct {
+	Run      string
+	Status   journal.RunStatus
+	Revision int // the release revision a finished run became
+}
+
+// NewRunID returns a fresh run id: start time and a random suffix.
+func NewRunID() string { return newRunID(time.Now()) }
+
+// Apply starts a new run of the approved plan, named run (NewRunID).
+func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, error) {
+	if err := createRun(e.StateDir, run); err != nil {
+		return nil, err
+	}
+	w, err := journal.Create(JournalPath(e.StateDir, run), journal.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	r := e.newRun(run, in, w)
+	if err := r.append(journal.Record{Type: journal.RunStarted, Run: run, Plan: in.Plan.Hash, Holder: e.Options.Holder}); err != nil {
+		return nil, err
+	}
+	r.fp.hit(FailAfterRunStarted)
+	e.progress().RunStarted(run, in.Plan)
+	return r.finish(ctx, r.execute(ctx, 0))
+}
+
+func (e *Engine) progress() Progress {
+	if e.Progress == nil {
+		return silent{}
+	}
+	return e.Progress
+}
+
+func (e *Engine) newRun(run string, in Input, w *journal.Writer) *runner {
+	o := e.Options
+	if o.Parallel <= 0 {
+		o.Parallel = 8
+	}
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = 5 * time.Minute
+	}
+	return &runner{e: e, opts: o, run: run, in: in, j: w, fp: armedFailpoint(), done: map[int]bool{}, written: map[int]written{}, dig: plan.Digester{Key: in.Key}, started: time.Now()}
+}
+
+// targetOf is the object a step writes.
+func (r *runner) targetOf(i int) *target {
+	s := r.in.Plan.Steps[i]
+	desired := r.in.Desired[s.Ref]
+	if desired == nil {
+		desired = &unstructured.Unstructured{Object: s.Manifest}
+	}
+	return &target{
+		res: resourceFor(r.e.Client.Dynamic, s), step: s, desired: desired,
+		manager: r.in.Plan.Release.FieldManager, observedF: s.Observed.Fields, dig: r.dig,
+	}
+}
+
+// finish closes the run in the journal according to how execute ended.
+func (r *runner) finish(ctx context.Context, err error) (*Result, error) {
+	res := &Result{Run: r.run}
+	switch {
+	case err == nil:
+		r.fp.hit(FailBeforeRunFinish)
+		res.Status, err = journal.StatusFinished, r.append(journal.Record{Type: journal.RunFinished})
+		if err == nil {
+			res.Revision, err = r.revision()
+		}
+	case r.opts.Compensate && !errors.Is(err, ErrStopped) && ctx.Err() == nil:
+		res.Status = journal.StatusCompensated
+		err = r.compensate(ctx, err)
+	case errors.Is(err, ErrStopped):
+		res.Status = journal.StatusStopped
+		if jerr := r.append(journal.Record{Type: journal.RunStopped}); jerr != nil {
+			err = errors.Join(err, jerr)
+		}
+	default:
+		res.Status = journal.StatusFailed
+		if jerr := r.append(journal.Record{Type: journal.RunFailed, Error: err.Error()}); jerr != nil {
+			err = errors.Join(err, jerr)
+		}
+	}
+	clearStop(r.e.StateDir, r.run)
+	r.e.progress().RunEnded(r.run, string(res.Status), err)
+	return res, err
+}
+
+// Resume continues an interrupted or stopped run of the same plan: its
+// journal is reopened (a torn tail repaired), every in-doubt step settled by
+// reading the cluster, and the remaining waves run. No step is written
+// twice.
+func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, error) {
+	w, recs, tail, err := journal.OpenAppend(JournalPath(e.StateDir, run), journal.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	if tail != nil {
+		e.progress().Note(fmt.Sprintf("journal: repaired a torn last record (%s)", tail))
+	}
+	st, err := resumable(recs, in.Plan.Hash)
+	if err != nil {
+		return nil, err
+	}
+	r := e.newRun(run, in, w)
+	if err := r.append(journal.Record{Type: journal.Resumed, Run: run, Holder: e.Options.Holder}); err != nil {
+		return nil, err
+	}
+	e.progress().RunStarted(run, in.Plan)
+	if err := r.adopt(ctx, st); err != nil {
+		return r.finish(ctx, err)
+	}
+	return r.finish(ctx, r.execute(ctx, st.WavesReady))
+}
+
+// resumable replays a journal and checks it can be resumed with the plan.
+func resumable(recs []journal.Record, hash string) (journal.State, error) {
+	st, err := journal.Replay(recs)
+	if err != nil {
+		return st, err
+	}
+	switch {
+	case st.Plan != hash:
+		return st, fmt.Errorf("the run applies plan %s, not %s", plan.ShortHash(st.Plan), plan.ShortHash(hash))
+	case st.Status == journal.StatusFinished || st.Status == journal.StatusCompensated:
+		return st, fmt.Errorf("nothing to resume: the run ended %s", st.Status)
+	}
+	return st, nil
+}

@@ -1,0 +1,81 @@
+package apply
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pynenc/piceli/internal/atomicfile"
+)
+
+// ErrNoRun is returned when a release has no run to resume or stop.
+var ErrNoRun = errors.New("no run of this release")
+
+// runsDir holds one directory per run: its journal and stop request.
+func runsDir(stateDir string) string { return filepath.Join(stateDir, "runs") }
+
+// RunDir is the directory of one run.
+func RunDir(stateDir, run string) string { return filepath.Join(runsDir(stateDir), run) }
+
+// JournalPath is the journal of one run.
+func JournalPath(stateDir, run string) string { return filepath.Join(RunDir(stateDir, run), "journal") }
+
+func stopPath(stateDir, run string) string { return filepath.Join(RunDir(stateDir, run), "stop") }
+
+func latestPath(stateDir string) string { return filepath.Join(runsDir(stateDir), "latest") }
+
+// newRunID names a run by its start time and a random suffix, so run
+// directories sort by age.
+func newRunID(now time.Time) string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// createRun makes the run's directory and records it as the latest run.
+func createRun(stateDir, run string) error {
+	if err := atomicfile.MkdirPrivate(RunDir(stateDir, run)); err != nil {
+		return fmt.Errorf("create run %s: %w", run, err)
+	}
+	return atomicfile.Write(latestPath(stateDir), []byte(run+"\n"), 0o600)
+}
+
+// LatestRun returns the id of the release's latest run.
+func LatestRun(stateDir string) (string, error) {
+	data, err := os.ReadFile(latestPath(stateDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("%w in %s", ErrNoRun, stateDir)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read latest run: %w", err)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// RequestStop asks the run in progress to stop after its in-flight writes
+// settle. It only writes a file in the run's directory: the engine that
+// holds the release's lock notices it between steps and while waiting.
+func RequestStop(stateDir, run, who string) error {
+	if _, err := os.Stat(RunDir(stateDir, run)); err != nil {
+		return fmt.Errorf("stop run %s: %w", run, err)
+	}
+	return atomicfile.Write(stopPath(stateDir, run), []byte(who+"\n"), 0o600)
+}
+
+func stopRequested(stateDir, run string) bool {
+	_, err := os.Stat(stopPath(stateDir, run))
+	return err == nil
+}
+
+func clearStop(stateDir, run string) error {
+	err := os.Remove(stopPath(stateDir, run))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,177 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pynenc/piceli/internal/history"
+	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/plan"
+)
+
+// runner is one run in progress. It owns the journal writer and the set of
+// steps already applied.
+type runner struct {
+	e       *Engine
+	opts    Options
+	run     string
+	in      Input
+	j       *journal.Writer
+	fp      *failpoint
+	dig     plan.Digester
+	mu      sync.Mutex
+	done    map[int]bool    // steps applied in this run (or settled applied)
+	written map[int]written // what the server returned for them
+
+	started time.Time
+}
+
+func (r *runner) append(recs ...journal.Record) error {
+	if err := r.j.Append(recs...); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
+// adopt takes over a replayed state: applied steps are done, in-doubt ones
+// settled by reading the cluster.
+func (r *runner) adopt(ctx context.Context, st journal.State) error {
+	for i, s := range st.Steps {
+		if s.Status == journal.StepApplied {
+			r.done[i] = true
+			r.written[i] = written{UID: s.UID, ResourceVersion: s.ResourceVersion}
+		}
+	}
+	for _, i := range st.InDoubt() {
+		if err := r.settle(ctx, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) settle(ctx context.Context, i int) error {
+	t := r.targetOf(i)
+	ok, w, err := t.landed(ctx)
+	if err != nil {
+		return fmt.Errorf("settle %s: %w", t.step.Ref, err)
+	}
+	rec := journal.Record{Type: journal.Settled, Step: i, Ref: &t.step.Ref, Result: journal.ResultNotApplied}
+	if ok {
+		rec.Result, rec.UID, rec.ResourceVersion = journal.ResultApplied, w.UID, w.ResourceVersion
+		r.done[i], r.written[i] = true, w
+	}
+	r.e.progress().Note(fmt.Sprintf("settled %s: %s", t.step.Ref, rec.Result))
+	return r.append(rec)
+}
+
+// execute runs the waves from the first not yet ready.
+func (r *runner) execute(ctx context.Context, from int) error {
+	for n := from; n < len(r.in.Plan.Waves); n++ {
+		if stopRequested(r.e.StateDir, r.run) {
+			return ErrStopped
+		}
+		if err := r.wave(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wave writes one wave's pending steps, waits for readiness and journals it.
+func (r *runner) wave(ctx context.Context, n int) error {
+	w := r.in.Plan.Waves[n]
+	r.e.progress().WaveStarted(n, w)
+	if err := r.writeAll(ctx, r.pending(w.Nodes)); err != nil {
+		return err
+	}
+	if err := r.ready(ctx, n, w.Nodes); err != nil {
+		return err
+	}
+	r.fp.hit(FailBeforeWaveReady)
+	if err := r.append(journal.Record{Type: journal.WaveReady, Wave: n}); err != nil {
+		return err
+	}
+	r.fp.hit(FailAfterWaveReady)
+	if r.opts.AfterWave != nil {
+		return r.opts.AfterWave(ctx, n)
+	}
+	return nil
+}
+
+// pending returns the steps of a wave that still need a write.
+func (r *runner) pending(nodes []int) []int {
+	var out []int
+	for _, i := range nodes {
+		if r.in.Plan.Steps[i].Action != plan.NoOp && !r.done[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// writeAll journals the intents of steps in one group commit, then writes
+// them in parallel; each outcome is journaled as it arrives.
+func (r *runner) writeAll(ctx context.Context, steps []int) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	intents := make([]journal.Record, len(steps))
+	for k, i := range steps {
+		s := r.in.Plan.Steps[i]
+		intents[k] = journal.Record{Type: journal.Intent, Step: i, Action: string(s.Action), Ref: &s.Ref}
+	}
+	if err := r.append(intents...); err != nil {
+		return err
+	}
+	r.fp.hit(FailAfterIntent)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.opts.Parallel)
+	for _, i := range steps {
+		g.Go(func() error { return r.writeStep(gctx, i) })
+	}
+	return g.Wait()
+}
+
+// writeStep performs one step and journals its outcome.
+func (r *runner) writeStep(ctx context.Context, i int) error {
+	t := r.targetOf(i)
+	w, err := t.write(ctx, r.in.Fresh[t.step.Ref])
+	r.fp.hit(FailAfterWrite)
+	rec := journal.Record{Type: journal.Outcome, Step: i, Ref: &t.step.Ref, Result: journal.ResultApplied, UID: w.UID, ResourceVersion: w.ResourceVersion}
+	if err != nil {
+		err = fmt.Errorf("%s %s: %w", t.step.Action, t.step.Ref, err)
+		rec.Result, rec.Error = journal.ResultFailed, err.Error()
+	}
+	if jerr := r.append(rec); jerr != nil {
+		return jerr
+	}
+	r.fp.hit(FailAfterOutcome)
+	r.e.progress().StepFinished(t.step, err)
+	if err == nil {
+		r.mu.Lock()
+		r.done[i], r.written[i] = true, w
+		r.mu.Unlock()
+	}
+	return err
+}
+
+// revision records the finished run as the release's next revision: every
+// object the plan declares, Secret values as keyed digests.
+func (r *runner) revision() (int, error) {
+	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished)}
+	for _, s := range r.in.Plan.Steps {
+		if s.Action != plan.Delete {
+			rev.Objects = append(rev.Objects, history.Object{Ref: s.Ref, APIVersion: s.APIVersion, Resource: s.Resource, Manifest: s.Manifest})
+		}
+	}
+	n, err := history.Add(r.e.StateDir, rev)
+	if err != nil {
+		return 0, fmt.Errorf("record revision: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,157 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/pynenc/piceli/internal/plan"
+)
+
+// ErrChanged is returned when an object changed, between approval and the
+// write, in a field the plan sets: the write is refused, not forced.
+var ErrChanged = errors.New("changed by someone else since the plan")
+
+// written is what the server returned for a write.
+type written struct {
+	UID, ResourceVersion string
+}
+
+// target is one step's object on the server.
+type target struct {
+	res       dynamic.ResourceInterface
+	step      plan.Step
+	desired   *unstructured.Unstructured
+	manager   string
+	observedF string // the Fields digest the plan observed
+	dig       plan.Digester
+}
+
+func resourceFor(dyn dynamic.Interface, s plan.Step) dynamic.ResourceInterface {
+	gv, _ := schema.ParseGroupVersion(s.APIVersion)
+	r := dyn.Resource(gv.WithResource(s.Resource))
+	if s.Ref.Namespace != "" {
+		return r.Namespace(s.Ref.Namespace)
+	}
+	return r
+}
+
+// write performs a step's action once.
+func (t *target) write(ctx context.Context, rv string) (written, error) {
+	switch t.step.Action {
+	case plan.Create:
+		return t.apply(ctx, "")
+	case plan.Update, plan.Adopt:
+		return t.applyIf(ctx, t.desired, rv, t.observedF)
+	case plan.Delete:
+		return written{}, t.delete(ctx, t.step.Observed.UID)
+	case plan.Replace:
+		return t.replace(ctx)
+	}
+	return written{}, fmt.Errorf("no write for action %s", t.step.Action)
+}
+
+// apply sends the desired object as a server-side apply of the release's
+// field manager, never forcing. A non-empty rv makes it conditional on that
+// resourceVersion.
+func (t *target) apply(ctx context.Context, rv string) (written, error) {
+	return t.applyObject(ctx, t.desired, rv)
+}
+
+func (t *target) applyObject(ctx context.Context, u *unstructured.Unstructured, rv string) (written, error) {
+	obj := u.DeepCopy()
+	obj.SetResourceVersion(rv)
+	out, err := t.res.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: t.manager})
+	if err != nil {
+		return written{}, err
+	}
+	return written{UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion()}, nil
+}
+
+// applyIf applies obj conditionally on rv. When the object moved on (409),
+// it is read again: if the fields the plan sets still digest to expect
+// (only status or other managers' fields changed), the apply is retried on
+// the new version; otherwise it is refused with ErrChanged. A 409 never
+// becomes a delete and recreate.
+func (t *target) applyIf(ctx context.Context, obj *unstructured.Unstructured, rv, expect string) (written, error) {
+	for attempt := 0; ; attempt++ {
+		w, err := t.applyObject(ctx, obj, rv)
+		if !apierrors.IsConflict(err) || isFieldConflict(err) || attempt == 4 {
+			return w, err
+		}
+		live, gerr := t.res.Get(ctx, t.step.Ref.Name, metav1.GetOptions{})
+		if gerr != nil {
+			return w, fmt.Errorf("%w; re-read: %w", err, gerr)
+		}
+		if t.touched(live) != expect {
+			return w, ErrChanged
+		}
+		rv = live.GetResourceVersion()
+	}
+}
+
+// touched digests live's values at the paths the step's manifest sets.
+func (t *target) touched(live *unstructured.Unstructured) string {
+	return t.dig.Of(plan.Touched(t.step.Manifest, t.dig.Sealed(live)))
+}
+
+func isFieldConflict(err error) bool {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) || se.Status().Details == nil {
+		return false
+	}
+	for _, c := range se.Status().Details.Causes {
+		if c.Type == metav1.CauseTypeFieldManagerConflict {
+			return true
+		}
+	}
+	return false
+}
+
+// delete removes the object only while it still has the given UID; an
+// object already gone counts as deleted.
+func (t *target) delete(ctx context.Context, uid string) error {
+	u := types.UID(uid)
+	policy := metav1.DeletePropagationBackground
+	err := t.res.Delete(ctx, t.step.Ref.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &u}, PropagationPolicy: &policy})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// replace deletes the observed object, waits until it is gone, and creates
+// the desired one.
+func (t *target) replace(ctx context.Context) (written, error) {
+	if err := t.delete(ctx, t.step.Observed.UID); err != nil {
+		return written{}, err
+	}
+	if err := t.waitGone(ctx, t.step.Observed.UID); err != nil {
+		return written{}, err
+	}
+	return t.apply(ctx, "")
+}
+
+func (t *target) waitGone(ctx context.Context, uid string) error {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		live, err := t.res.Get(ctx, t.step.Ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && string(live.GetUID()) != uid) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the old object to go: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
