@@ -1,0 +1,50 @@
+# Piceli: the two commands a newcomer needs are `make demo` and `make test`.
+GO      ?= go
+BIN     := $(CURDIR)/bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/pynenc/piceli/internal/cli.Version=$(VERSION) \
+           -X github.com/pynenc/piceli/internal/cli.SourceDir=$(CURDIR)
+PICELI  := $(BIN)/piceli
+
+.PHONY: all build vet test test-unit demo sandbox-bins sandbox-up sandbox-down sandbox-status clean
+
+all: build
+
+## build: compile bin/piceli
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(PICELI) ./cmd/piceli
+
+## vet: go vet and gofmt over the product module
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+## test-unit: tests that need no cluster (cluster tests skip with a reason)
+test-unit:
+	$(GO) test -short ./...
+
+## test: build the sandbox if needed, start it, run every test against it, stop it
+TESTFLAGS ?=
+test: vet build
+	PICELI_BIN=$(PICELI) scripts/with-sandbox.sh $(GO) test -count=1 -timeout 20m $(TESTFLAGS) ./...
+
+## demo: build, start the sandbox, render the hello example and reach the cluster
+demo: build
+	scripts/demo.sh $(PICELI)
+
+## sandbox-bins: build the control-plane binaries into the cache (minutes, once)
+sandbox-bins:
+	scripts/sandbox-bins.sh
+
+sandbox-up: build sandbox-bins
+	$(PICELI) sandbox up
+
+sandbox-down: build
+	$(PICELI) sandbox down
+
+sandbox-status: build
+	$(PICELI) sandbox status
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes shared by every command.
+const (
+	ExitOK       = 0 // success
+	ExitFailed   = 1 // ran but did not succeed (not ready, check failed, drift)
+	ExitRefused  = 2 // refused before any change (bad input, stale plan, lock held)
+	ExitApproval = 3 // approval required, nothing executed
+)
+
+// ExitError carries the exit code a command should end with. Errors that are
+// not ExitErrors end with ExitFailed.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// refused wraps err so the command exits with ExitRefused (bad input).
+func refused(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ExitError{Code: ExitRefused, Err: err}
+}
+
+// refusedf formats a bad-input error that exits with ExitRefused.
+func refusedf(format string, args ...any) error {
+	return refused(fmt.Errorf(format, args...))
+}
+
+// exitCode maps an error returned by a command to the process exit code.
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitFailed
+}

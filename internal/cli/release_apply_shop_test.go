@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+)
+
+// The shop example, planned and applied through the CLI, exists in full
+// with its Deployments Available, and the run's journal holds an intent
+// and an applied outcome for every write.
+func TestApplyShopEndToEnd(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	r := shopRelease(t, sb)
+	// The sandbox has no storage provisioner: a volume bound in advance to
+	// the StatefulSet's claim lets its pod schedule.
+	persistentVolumeFor(t, sb, r.ns, "data-db-0", "5Gi")
+
+	p := r.plan(t)
+	if n := p.Counts()[plan.Create]; n < 20 {
+		t.Fatalf("plan of the shop creates %d objects, want the whole example", n)
+	}
+	res := r.apply(t, p)
+	if !strings.Contains(res.stderr, "finished: revision 1") {
+		t.Errorf("apply stderr does not report revision 1:\n%s", res.stderr)
+	}
+	r.assertFinished(t, p)
+
+	id, st := r.latestRun(t)
+	for i, s := range p.Steps {
+		if s.Action == plan.NoOp {
+			continue
+		}
+		ss := st.Steps[i]
+		if ss.Intents != 1 || ss.Status != journal.StepApplied || ss.UID == "" || ss.Action != string(s.Action) {
+			t.Errorf("journal of run %s, step %d (%s): %+v; want one %s intent and an applied outcome with the UID", id, i, s.Ref, ss, s.Action)
+		}
+		live, err := r.get(t, s)
+		if err != nil {
+			t.Fatalf("get %s: %v", s.Ref, err)
+		}
+		if string(live.GetUID()) != ss.UID {
+			t.Errorf("%s has UID %s, the journal recorded %s", s.Ref, live.GetUID(), ss.UID)
+		}
+		if s.Ref.Kind == "Deployment" && !available(live) {
+			t.Errorf("%s is not Available: %v", s.Ref, live.Object["status"])
+		}
+	}
+}
+
+// shopRelease copies examples/shop's spec to target a fresh namespace,
+// with its composition read from the checkout.
+func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *release {
+	t.Helper()
+	example := filepath.Join(repoRoot(t), "examples", "shop")
+	data, err := os.ReadFile(filepath.Join(example, "release.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := &release{sb: sb, ns: sb.Namespace(t), name: "shop", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
+	s := string(data)
+	for re, repl := range map[string]string{
+		`(?m)^kubeconfig = .*$`:  "kubeconfig = " + quote(sb.Kubeconfig),
+		`(?m)^context = .*$`:     "context = " + quote(sb.Context),
+		`(?m)^namespace = .*$`:   "namespace = " + quote(r.ns),
+		`(?m)^composition = .*$`: "composition = " + quote(filepath.Join(example, "infra.go")+":Build"),
+	} {
+		s = regexp.MustCompile(re).ReplaceAllLiteralString(s, repl)
+	}
+	writeFiles(t, dir, map[string]string{"release.toml": s})
+	return r
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
+
+// persistentVolumeFor creates a volume reserved for the claim ns/claim and
+// deletes it when the test ends.
+func persistentVolumeFor(t *testing.T, sb *sandboxtest.Sandbox, ns, claim, size string) {
+	t.Helper()
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + claim, Labels: map[string]string{sandboxtest.TestLabel: "true"}},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/nonexistent/piceli-test"}},
+			ClaimRef:                      &corev1.ObjectReference{Namespace: ns, Name: claim},
+		},
+	}
+	pvs := sb.Clientset.CoreV1().PersistentVolumes()
+	if _, err := pvs.Create(t.Context(), pv, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create PersistentVolume/%s: %v", pv.Name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		pvs.Delete(ctx, pv.Name, metav1.DeleteOptions{})
+	})
+}
+
+// available reports whether a Deployment's Available condition is True.
+func available(u *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Available" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}

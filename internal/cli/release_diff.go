@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newDiffCmd() *cobra.Command {
+	var f planFlags
+	var exitCode bool
+	cmd := &cobra.Command{
+		Use:   "diff --spec release.toml [--exit-code]",
+		Short: "Show what applying the release would change, storing nothing",
+		Long: `Show, field by field, what applying the release would change.
+
+Steps: the same as "piceli release plan" (render, connect, resolve, list,
+dry-run, compare), except that the plan is not stored.
+
+With --exit-code the command exits 1 when anything would change, so scripts
+can detect drift.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pl, err := makePlan(cmd, f)
+			if err != nil {
+				return err
+			}
+			p := pl.plan
+			if err := printPlan(cmd, f.output, p); err != nil {
+				return err
+			}
+			if exitCode && p.Changed() {
+				return &ExitError{Code: ExitFailed, Err: fmt.Errorf("release %s would change", p.Release.Name)}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when applying would change anything")
+	return cmd
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/pynenc/piceli/internal/render"
+)
+
+func newRenderCmd() *cobra.Command {
+	var specPath, out, format string
+	cmd := &cobra.Command{
+		Use:   "render --spec release.toml [-o yaml|json] [--out DIR]",
+		Short: "Render manifests without a cluster",
+		Long: `Render the composition of a release spec into Kubernetes manifests.
+
+Steps:
+  1. read and validate the release spec
+  2. load the composition: compile and run a Go composition (cached by its
+     inputs), or read YAML/JSON files
+  3. give namespaced objects the target namespace, drop status, server fields
+     and secret values, and order objects by apply stage
+  4. print YAML or JSON, or write one file per object with --out
+
+Render never contacts a cluster, and the same inputs give byte-identical output.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := render.ParseFormat(format)
+			if err != nil {
+				return refused(err)
+			}
+			loaded, err := loadSpec(cmd, specPath)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				return render.Write(cmd.OutOrStdout(), render.Manifests(loaded.Objects), f)
+			}
+			names, err := render.WriteDir(out, render.Manifests(loaded.Objects), f)
+			if err != nil {
+				return err
+			}
+			cmd.PrintErrf("wrote %d manifests to %s\n", len(names), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&specPath, "spec", "release.toml", "release spec file")
+	cmd.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml or json")
+	cmd.Flags().StringVar(&out, "out", "", "write one file per object into this directory")
+	return cmd
+}

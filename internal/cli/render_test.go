@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pynenc/piceli/internal/manifest"
+)
+
+var examples = []string{"hello", "shop", "mixed"}
+
+func TestRenderExamplesIsByteIdentical(t *testing.T) {
+	for _, ex := range examples {
+		t.Run(ex, func(t *testing.T) {
+			spec := filepath.Join(repoRoot(t), "examples", ex, "release.toml")
+			for _, format := range []string{"yaml", "json"} {
+				first := run(t, "render", "--spec", spec, "-o", format)
+				second := run(t, "render", "--spec", spec, "-o", format)
+				if first.code != 0 {
+					t.Fatalf("render %s -o %s: exit %d: %s", ex, format, first.code, first.stderr)
+				}
+				if first.stdout != second.stdout {
+					t.Errorf("render %s -o %s differs between two runs", ex, format)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderHelloQuickStart(t *testing.T) {
+	res := run(t, "render", "--spec", filepath.Join(repoRoot(t), "examples", "hello", "release.toml"))
+	if res.code != 0 {
+		t.Fatalf("render hello: exit %d: %s", res.code, res.stderr)
+	}
+	docs, err := manifest.Decode("render output", []byte(res.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[0].Object.GetKind() != "Service" || docs[1].Object.GetKind() != "Deployment" {
+		t.Fatalf("render hello gave %d objects, want a Service then a Deployment:\n%s", len(docs), res.stdout)
+	}
+	svc, dep := docs[0].Object.Object, docs[1].Object.Object
+	selector := nested(t, svc, "spec", "selector").(map[string]any)
+	podLabels := nested(t, dep, "spec", "template", "metadata", "labels").(map[string]any)
+	depSelector := nested(t, dep, "spec", "selector", "matchLabels").(map[string]any)
+	for k, v := range selector {
+		if podLabels[k] != v || depSelector[k] != v {
+			t.Errorf("service selector %s=%v does not match pod labels %v / deployment selector %v", k, v, podLabels, depSelector)
+		}
+	}
+	c := nested(t, dep, "spec", "template", "spec", "containers").([]any)[0].(map[string]any)
+	if img := c["image"].(string); !strings.HasPrefix(img, "docker.io/library/nginx@sha256:") {
+		t.Errorf("container image = %q, want the digest-pinned image from [images]", img)
+	}
+	if got := nested(t, c, "readinessProbe", "httpGet", "path"); got != "/" {
+		t.Errorf("readiness probe path = %v, want /", got)
+	}
+	port := nested(t, svc, "spec", "ports").([]any)[0].(map[string]any)
+	if port["port"] != int64(80) || nested(t, c, "ports").([]any)[0].(map[string]any)["containerPort"] != int64(80) {
+		t.Errorf("service port %v / container ports %v, want 80 on both", port, c["ports"])
+	}
+	if docs[1].Object.GetNamespace() != "hello" {
+		t.Errorf("deployment namespace = %q, want the target namespace hello", docs[1].Object.GetNamespace())
+	}
+}
+
+func nested(t *testing.T, m map[string]any, path ...string) any {
+	t.Helper()
+	var cur any = m
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			t.Fatalf("path %v: %s is not an object", path, p)
+		}
+		cur = mm[p]
+	}
+	return cur
+}
+
+func TestRenderOutDir(t *testing.T) {
+	out := t.TempDir()
+	res := run(t, "render", "--spec", filepath.Join(repoRoot(t), "examples", "hello", "release.toml"), "--out", out)
+	if res.code != 0 {
+		t.Fatalf("render --out: exit %d: %s", res.code, res.stderr)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 || entries[0].Name() != "000-service-hello-web.yaml" || entries[1].Name() != "001-deployment-hello-web.yaml" {
+		t.Errorf("render --out wrote %v, want one file per object in apply order", entries)
+	}
+}

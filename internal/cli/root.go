@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+)
+
+// Version is the piceli version, set at build time with
+// -ldflags "-X github.com/pynenc/piceli/internal/cli.Version=...".
+var Version = "dev"
+
+// Run executes the command tree with args and returns the process exit code.
+// Errors are printed once, as one line, to stderr.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	quietClientLogs()
+	root := NewRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "piceli: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+// quietClientLogs stops client-go's klog from writing to stderr (for
+// example "Couldn't get resource list" when an aggregated API is down):
+// Piceli reports what matters in its own words.
+func quietClientLogs() {
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+}
+
+// NewRoot builds a fresh command tree; tests call it once per case.
+func NewRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "piceli",
+		Short:         "Manage Kubernetes infrastructure as typed Go",
+		Long:          "Piceli renders, plans and applies Kubernetes infrastructure described as typed Go,\nYAML/JSON files or k8s.io/api objects.",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return refused(err) })
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return refusedf("unknown command %q; run 'piceli --help' for the list", args[0])
+		}
+		return cmd.Help()
+	}
+	root.AddCommand(subcommands()...)
+	return root
+}
+
+// subcommands lists every top-level command; each lives in its own file.
+func subcommands() []*cobra.Command {
+	return []*cobra.Command{newInitCmd(), newRenderCmd(), newReleaseCmd(), newSandboxCmd()}
+}

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestVersion(t *testing.T) {
+	res := run(t, "--version")
+	if res.code != 0 || !strings.Contains(res.stdout, "piceli version "+Version) {
+		t.Errorf("piceli --version = exit %d, %q; want the version", res.code, res.stdout)
+	}
+}
+
+func TestUnknownInputIsRefused(t *testing.T) {
+	for _, args := range [][]string{{"frobnicate"}, {"render", "--no-such-flag"}, {"render", "-o", "xml"}} {
+		res := run(t, args...)
+		if res.code != ExitRefused {
+			t.Errorf("piceli %v: exit %d, want %d; stderr %q", args, res.code, ExitRefused, res.stderr)
+		}
+		if !strings.HasPrefix(res.stderr, "piceli: ") || strings.Count(res.stderr, "\n") != 1 {
+			t.Errorf("piceli %v: stderr %q, want one line starting with \"piceli: \"", args, res.stderr)
+		}
+	}
+}
+
+func TestHelpListsSteps(t *testing.T) {
+	for _, cmd := range []string{"render", "init"} {
+		res := run(t, cmd, "--help")
+		if res.code != 0 || !strings.Contains(res.stdout, "Steps:\n  1. ") {
+			t.Errorf("piceli %s --help does not list its steps:\n%s", cmd, res.stdout)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pynenc/piceli/internal/sandbox"
+)
+
+func newSandboxCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sandbox",
+		Short: "A real local control plane for trying Piceli without Docker",
+		Long: "sandbox runs etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok\n" +
+			"as local processes bound to 127.0.0.1 (through kwokctl), with fake nodes whose address\n" +
+			"is 127.0.0.1. Binaries are built from tools/sandbox and cached by version.",
+	}
+	cmd.AddCommand(newSandboxUpCmd(), newSandboxDownCmd(), newSandboxStatusCmd(), newSandboxBuildCmd())
+	return cmd
+}
+
+// sandboxFlags are the flags every sandbox subcommand shares.
+type sandboxFlags struct {
+	name, dir, binDir string
+}
+
+func (f *sandboxFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.name, "name", sandbox.DefaultName, "sandbox name; sandboxes with different names run side by side")
+	cmd.Flags().StringVar(&f.dir, "dir", "", "sandbox state directory (default $PICELI_SANDBOX_DIR, else .piceli-sandbox at the repository root)")
+	cmd.Flags().StringVar(&f.binDir, "bin-dir", "", "binary cache (default $PICELI_CACHE_DIR/sandbox/<versions>/bin, else under the user cache directory)")
+}
+
+func (f *sandboxFlags) options(progress io.Writer) sandbox.Options {
+	return sandbox.Options{Name: f.name, Dir: f.dir, BinDir: f.binDir, Progress: sandbox.ProgressTo(progress)}
+}
+
+// openSandbox opens the sandbox; a bad name or directory is refused input.
+func openSandbox(opts sandbox.Options) (*sandbox.Sandbox, error) {
+	sb, err := sandbox.Open(opts)
+	return sb, refused(err)
+}
+
+func newSandboxUpCmd() *cobra.Command {
+	var f sandboxFlags
+	var toolsDir string
+	var nodes int
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start the sandbox (idempotent) and print its kubeconfig and context",
+		Long: "up steps: build missing binaries (when tools/sandbox is found), start the components\n" +
+			"through kwokctl, write the kubeconfig file, create the fake nodes, wait until they are\n" +
+			"Ready. A sandbox that is already running and healthy is left as it is.",
+		Args: sandboxNoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := f.options(cmd.ErrOrStderr())
+			opts.ToolsDir, opts.Nodes, opts.Timeout = toolsDir, nodes, timeout
+			sb, err := openSandbox(opts)
+			if err != nil {
+				return err
+			}
+			info, err := sb.Up(cmd.Context())
+			if err != nil {
+				return err
+			}
+			printSandboxInfo(cmd.OutOrStdout(), info)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", "tools/sandbox directory to build missing binaries from (default: found upwards from the working directory)")
+	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes")
+	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "bound on starting the components and waiting for Ready nodes")
+	return cmd
+}
+
+func printSandboxInfo(w io.Writer, info sandbox.Info) {
+	state := "is up"
+	if info.Reused {
+		state = "was already running"
+	}
+	fmt.Fprintf(w, "sandbox %q %s\n", info.Name, state)
+	fmt.Fprintf(w, "kubeconfig: %s\ncontext:    %s\nserver:     %s\nnodes:      %s\n",
+		info.Kubeconfig, info.Context, info.Server, strings.Join(info.Nodes, ", "))
+	fmt.Fprintf(w, "try:        kubectl --kubeconfig %s --context %s get nodes\n", info.Kubeconfig, info.Context)
+}
+
+func newSandboxDownCmd() *cobra.Command {
+	var f sandboxFlags
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Stop the sandbox's processes and remove its kubeconfig",
+		Args:  sandboxNoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sb, err := openSandbox(f.options(cmd.ErrOrStderr()))
+			if err != nil {
+				return err
+			}
+			stopped, err := sb.Down(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if stopped {
+				fmt.Fprintf(cmd.OutOrStdout(), "sandbox %q stopped; no process left\n", sb.Layout().Name)
+			} else {
+				fmt.Fprintf(cmd.OutOrStdout(), "sandbox %q was not running\n", sb.Layout().Name)
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newSandboxStatusCmd() *cobra.Command {
+	var f sandboxFlags
+	var output string
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Report the sandbox's components, pids, ports, versions and nodes",
+		Long:  "status exits 0 when the sandbox runs and its API server is ready, 1 otherwise.",
+		Args:  sandboxNoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "text" && output != "json" {
+				return refusedf("output format %q: want text or json", output)
+			}
+			sb, err := openSandbox(f.options(nil))
+			if err != nil {
+				return err
+			}
+			st, err := sb.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := printSandboxStatus(cmd.OutOrStdout(), st, output); err != nil {
+				return err
+			}
+			if !st.Running {
+				return &ExitError{Code: ExitFailed, Err: fmt.Errorf("sandbox %q is not running; start it with `piceli sandbox up --name %s`", st.Name, st.Name)}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func printSandboxStatus(w io.Writer, st sandbox.Status, output string) error {
+	if output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	fmt.Fprintf(w, "sandbox %q running: %t\n", st.Name, st.Running)
+	if st.Running {
+		fmt.Fprintf(w, "kubeconfig: %s\ncontext:    %s\nserver:     %s\n", st.Kubeconfig, st.Context, st.Server)
+	}
+	for _, c := range st.Components {
+		fmt.Fprintf(w, "  %-24s pid %-7d running %-5t listen %-40s %s\n",
+			c.Name, c.PID, c.Running, strings.Join(c.Listen, ","), c.Version)
+	}
+	for _, n := range st.Nodes {
+		fmt.Fprintf(w, "  node %-19s ready %-5t %s\n", n.Name, n.Ready, strings.Join(n.Addresses, ","))
+	}
+	return nil
+}
+
+func newSandboxBuildCmd() *cobra.Command {
+	var toolsDir, binDir string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "build",
+		Short: "Build the pinned sandbox binaries into the version-keyed cache",
+		Long: "build compiles etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,\n" +
+			"kwok and kwokctl from the modules in tools/sandbox (about 8 minutes cold on 2 cores)\n" +
+			"and prints the cache directory. Binaries already present are kept unless --force.",
+		Args: sandboxNoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := sandbox.BuildOptions{ToolsDir: toolsDir, BinDir: binDir, Force: force, Progress: sandbox.ProgressTo(cmd.ErrOrStderr())}
+			if opts.ToolsDir == "" {
+				found, ok := sandbox.FindToolsDir(".")
+				if !ok {
+					return refusedf("no tools/sandbox directory above the working directory; pass --tools-dir")
+				}
+				opts.ToolsDir = found
+			}
+			dir, err := sandbox.BuildBinaries(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", "tools/sandbox directory (default: found upwards from the working directory)")
+	cmd.Flags().StringVar(&binDir, "bin-dir", "", "binary cache (default $PICELI_CACHE_DIR/sandbox/<versions>/bin, else under the user cache directory)")
+	cmd.Flags().BoolVar(&force, "force", false, "rebuild binaries that are already cached")
+	return cmd
+}
+
+// sandboxNoArgs refuses positional arguments as bad input (exit 2).
+func sandboxNoArgs(cmd *cobra.Command, args []string) error {
+	return refused(cobra.NoArgs(cmd, args))
+}
