@@ -2,7 +2,8 @@
 # demo.sh [PICELI]
 #
 # The newcomer's tour: start the sandbox (building its control plane once),
-# render the hello example, and reach the cluster through its API server.
+# render the hello example, plan it, apply the approved plan, and look at the
+# result through the API server.
 # PICELI is the piceli binary (default: bin/piceli). The sandbox is left
 # running; stop it with `piceli sandbox down`.
 set -euo pipefail
@@ -12,21 +13,37 @@ piceli="${1:-$root/bin/piceli}"
 cd "$root"
 step() { printf '\n==> %s\n' "$*"; }
 
-step "start the sandbox on 127.0.0.1 (the first run builds the control plane: about 8 minutes on 2 cores)"
+step "start the sandbox on 127.0.0.1 (the first run builds the control plane: about 10 to 13 minutes on 2 cores, once)"
 "$piceli" sandbox up
 
 step "render examples/hello (no cluster involved)"
 "$piceli" render --spec examples/hello/release.toml
 
-step "reach the cluster: list its nodes through the API server"
-bindir="$("$piceli" sandbox build --tools-dir "$root/tools/sandbox")"
-"$bindir/kubectl" --kubeconfig "$root/.piceli-sandbox/sandbox.kubeconfig" --context kwok-piceli get nodes -o wide
+spec=examples/hello/release.toml
 
-step "sandbox status"
-"$piceli" sandbox status
+step "plan: what would change in the sandbox, stored under a hash you approve"
+plan_out="$("$piceli" release plan --spec "$spec")"
+echo "$plan_out"
+hash="$(sed -n 's/^apply it with: .*--approve //p' <<<"$plan_out")"
+
+step "apply exactly that plan: journaled writes in waves, readiness between them"
+"$piceli" release apply --spec "$spec" --approve "$hash"
+
+step "the release's history and latest run"
+"$piceli" release history --spec "$spec"
+"$piceli" release status --spec "$spec"
+
+step "the app as the API server sees it"
+bindir="$("$piceli" sandbox build --tools-dir "$root/tools/sandbox")"
+"$bindir/kubectl" --kubeconfig "$root/.piceli-sandbox/sandbox.kubeconfig" --context kwok-piceli \
+	--namespace hello get deployments,services,pods -o wide
+
+step "a second plan finds nothing to change"
+"$piceli" release diff --spec "$spec" --exit-code && echo "no drift"
 
 cat <<MSG
 
-The demo stops here for now: plan and apply are being built (see the open issues),
-and this script grows with the engine. Stop the sandbox with: $piceli sandbox down
+Done. Try changing examples/hello/infra.go (for example app.Replicas(3)) and run
+  $piceli release plan --spec $spec
+to see exactly that field change. Stop the sandbox with: $piceli sandbox down
 MSG
