@@ -90,3 +90,35 @@ func TestRenderOutDir(t *testing.T) {
 		t.Errorf("render --out wrote %v, want one file per object in apply order", entries)
 	}
 }
+
+// TestRenderMixedKeepsEverySourceInStageOrder renders the example that
+// mixes typed builders, k8s.io/api objects and YAML/JSON files: every
+// object comes out, in the documented order (stage, then group, kind,
+// namespace and name), whatever its source.
+func TestRenderMixedKeepsEverySourceInStageOrder(t *testing.T) {
+	res := run(t, "render", "--spec", filepath.Join(repoRoot(t), "examples", "mixed", "release.toml"))
+	if res.code != 0 {
+		t.Fatalf("render mixed: exit %d: %s", res.code, res.stderr)
+	}
+	docs, err := manifest.Decode("render output", []byte(res.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.Object.GetKind()+"/"+d.Object.GetName())
+	}
+	want := []string{
+		"ServiceAccount/echo",      // extras.json (a List)
+		"ConfigMap/echo-settings",  // echo.yaml
+		"ConfigMap/greeting",       // k8s.io/api object
+		"Service/echo",             // echo.yaml
+		"Service/web",              // typed builder
+		"Deployment/echo",          // k8s.io/api object
+		"Deployment/web",           // typed builder
+		"PodDisruptionBudget/echo", // extras.json (a List)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("render mixed order:\n got %v\nwant %v", got, want)
+	}
+}
