@@ -23,7 +23,11 @@ var errLeft = errors.New("left as is")
 // updated ones are restored to the release's previous revision (only while
 // nobody changed the fields this run wrote). What cannot be undone safely is
 // reported, never clobbered.
-func (r *runner) compensate(ctx context.Context, cause error) error {
+//
+// redo lists undos a crash left in doubt (a resumed compensation); they are
+// done again first, which is harmless: the delete of an object already gone
+// succeeds, and the restore of a restored one is refused as changed.
+func (r *runner) compensate(ctx context.Context, cause error, redo ...int) error {
 	if err := r.append(journal.Record{Type: journal.CompensateStarted}); err != nil {
 		return errors.Join(cause, err)
 	}
@@ -32,19 +36,49 @@ func (r *runner) compensate(ctx context.Context, cause error) error {
 		return errors.Join(cause, err)
 	}
 	var notes []string
+	for _, i := range redo {
+		note, err := r.undoRecorded(ctx, i, prev)
+		if err != nil {
+			return errors.Join(cause, err)
+		}
+		notes = appendNote(notes, note)
+	}
 	for _, i := range r.appliedNewestFirst() {
 		note, err := r.undoStep(ctx, i, prev)
 		if err != nil {
 			return errors.Join(cause, err)
 		}
-		if note != "" {
-			notes = append(notes, note)
-		}
+		notes = appendNote(notes, note)
 	}
 	if err := r.append(journal.Record{Type: journal.Compensated}); err != nil {
 		return errors.Join(cause, err)
 	}
 	return &CompensatedError{Cause: cause, Notes: notes}
+}
+
+func appendNote(notes []string, note string) []string {
+	if note == "" {
+		return notes
+	}
+	return append(notes, note)
+}
+
+// errInterruptedUndo is the cause reported by a resumed compensation: the
+// journal does not keep why the run failed.
+var errInterruptedUndo = errors.New("it was interrupted while undoing its changes")
+
+// resumeCompensation finishes the compensation of a run that a crash
+// interrupted while undoing its steps, instead of applying them again.
+func (r *runner) resumeCompensation(ctx context.Context, st journal.State) error {
+	var redo []int
+	for i, s := range st.Steps {
+		if s.Status == journal.StepCompensating {
+			r.written[i] = written{UID: s.UID, ResourceVersion: s.ResourceVersion}
+			redo = append(redo, i)
+		}
+	}
+	slices.Sort(redo)
+	return r.compensate(ctx, errInterruptedUndo, redo...)
 }
 
 // CompensatedError is a failed run whose changes were undone; Notes lists
@@ -86,6 +120,13 @@ func (r *runner) undoStep(ctx context.Context, i int, prev map[object.Ref]histor
 		return "", err
 	}
 	r.fp.hit(FailAfterCompIntent)
+	return r.undoRecorded(ctx, i, prev)
+}
+
+// undoRecorded performs the undo of step i, whose intent is journaled, and
+// journals its outcome.
+func (r *runner) undoRecorded(ctx context.Context, i int, prev map[object.Ref]history.Object) (string, error) {
+	ref := r.in.Plan.Steps[i].Ref
 	err := r.undo(ctx, i, prev)
 	rec := journal.Record{Type: journal.CompensateOutcome, Step: i, Ref: &ref, Result: journal.ResultApplied}
 	note := ""

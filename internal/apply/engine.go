@@ -147,7 +147,8 @@ func (r *runner) finish(ctx context.Context, err error) (*Result, error) {
 // Resume continues an interrupted or stopped run of the same plan: its
 // journal is reopened (a torn tail repaired), every in-doubt step settled by
 // reading the cluster, and the remaining waves run. No step is written
-// twice.
+// twice. A run interrupted while compensating finishes its compensation
+// instead, and ends with a *CompensatedError.
 func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, error) {
 	w, recs, tail, err := journal.OpenAppend(JournalPath(e.StateDir, run), journal.Options{})
 	if err != nil {
@@ -168,6 +169,11 @@ func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, err
 	e.progress().RunStarted(run, in.Plan)
 	if err := r.adopt(ctx, st); err != nil {
 		return r.finish(ctx, err)
+	}
+	if st.Compensating {
+		err := r.resumeCompensation(ctx, st)
+		r.e.progress().RunEnded(run, string(journal.StatusCompensated), err)
+		return &Result{Run: run, Status: journal.StatusCompensated}, err
 	}
 	return r.finish(ctx, r.execute(ctx, st.WavesReady))
 }

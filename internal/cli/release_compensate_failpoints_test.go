@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,7 +35,9 @@ func TestCompensationKilledIsFinishedByResume(t *testing.T) {
 			}
 
 			res := run(t, "release", "resume", "--spec", r.spec)
-			t.Logf("resume: exit %d\n%s", res.code, res.stderr)
+			if res.code != ExitFailed || !strings.Contains(res.stderr, "this run's changes were undone") {
+				t.Errorf("resume of the interrupted undo: exit %d, stderr:\n%s\nwant exit 1 saying the changes were undone", res.code, res.stderr)
+			}
 			id, st := r.latestRun(t)
 			if st.Status != journal.StatusCompensated {
 				t.Errorf("journal of run %s says %s, want compensated", id, st.Status)
