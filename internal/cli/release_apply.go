@@ -27,11 +27,12 @@ func newApplyCmd() *cobra.Command {
 
 Steps:
   1. without --approve: plan, store, print the hash and exit 3 (approval required)
-  2. load the approved plan; render the composition and plan again now
-  3. refuse (exit 2, nothing written) when the composition renders
+  2. take the release's file lock (one writer per state directory)
+  3. load the approved plan; render the composition and plan again now, and
+     refuse (exit 2, nothing written) when the composition renders
      differently, the target differs, or the cluster changed in a field the
      plan touches (status churn is not a change)
-  4. lock the release: a file lock and a Lease in the cluster
+  4. take the release's Lease in the cluster, naming this holder
   5. for each wave: journal the intents, server-side apply (never forced),
      journal each outcome, wait for readiness
   6. record the run as the release's next revision
