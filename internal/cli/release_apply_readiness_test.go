@@ -1,22 +1,18 @@
 package cli
 
 import (
-	"context"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/sandbox"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
-// A Deployment whose image cannot be pulled fails the run after the
-// readiness timeout with a diagnosis naming the pod, the container and the
+// A Deployment whose image cannot be pulled (kwok reports ImagePullBackOff
+// for it) fails the run after the readiness timeout with a diagnosis naming the pod, the container and the
 // reason. With on_failure = "stop" the run ends failed and resumable; with
 // "compensate" the objects it created are deleted again.
 func TestApplyReadinessFailureIsDiagnosed(t *testing.T) {
@@ -34,9 +30,8 @@ func TestApplyReadinessFailureIsDiagnosed(t *testing.T) {
 			t.Parallel()
 			r := newRelease(t, sb, "on_failure = \""+tt.policy+"\"\nready_timeout = \"8s\"\n", map[string]string{
 				"cm.yaml":     configMapYAML("settings", "mode", "fast"),
-				"deploy.yaml": deploymentYAML("web", 1, "      nodeName: "+absentNode+"\n"),
+				"deploy.yaml": unpullableDeploymentYAML(t, sb, "web"),
 			})
-			fakeKubelet(t, sb, r.ns, "web", imagePullBackOff)
 			p := r.plan(t)
 
 			res := run(t, "release", "apply", "--spec", r.spec, "--approve", p.Hash)
@@ -71,65 +66,15 @@ func TestApplyReadinessFailureIsDiagnosed(t *testing.T) {
 	}
 }
 
-// absentNode is a node name no node has: kwok manages only existing nodes
-// and the scheduler skips pods already bound, so a pod bound to it gets its
-// status from fakeKubelet alone (see internal/readiness's tests).
-const absentNode = "piceli-no-kubelet"
-
-// fakeKubelet stands in for the kubelet of absentNode until the test ends:
-// every pod in ns labelled app=app without container statuses gets the
-// status that status returns.
-func fakeKubelet(t *testing.T, sb *sandboxtest.Sandbox, ns, app string, status func(*corev1.Pod) corev1.PodStatus) {
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	pods := sb.Clientset.CoreV1().Pods(ns)
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			reportStatuses(ctx, pods, app, status)
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-}
-
-// reportStatuses writes the status of the pods that have none; errors are
-// retried on the next tick.
-func reportStatuses(ctx context.Context, pods typedcorev1.PodInterface, app string, status func(*corev1.Pod) corev1.PodStatus) {
-	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
-	if err != nil {
-		return
+// unpullableDeploymentYAML is deploymentYAML with a pod template kwok keeps
+// in ImagePullBackOff, as a kubelet does with an image it cannot pull.
+func unpullableDeploymentYAML(t *testing.T, sb *sandboxtest.Sandbox, name string) string {
+	t.Helper()
+	var annotations strings.Builder
+	for k, v := range sb.SimulateAnnotations(t, sandbox.SimulateImagePullBackOff) {
+		fmt.Fprintf(&annotations, "        %s: %s\n", k, v)
 	}
-	for i := range list.Items {
-		p := &list.Items[i]
-		if len(p.Status.ContainerStatuses) == 0 && p.Spec.NodeName == absentNode {
-			p.Status = status(p)
-			_, _ = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
-		}
-	}
-}
-
-// imagePullBackOff is the status a kubelet reports for a pod whose image
-// cannot be pulled.
-func imagePullBackOff(p *corev1.Pod) corev1.PodStatus {
-	c := p.Spec.Containers[0]
-	return corev1.PodStatus{
-		Phase: corev1.PodPending,
-		Conditions: []corev1.PodCondition{
-			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
-			{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady"},
-		},
-		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: c.Name, Image: c.Image,
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
-				Reason: "ImagePullBackOff", Message: `Back-off pulling image "` + c.Image + `"`,
-			}},
-		}},
-	}
+	const meta = "    metadata:\n      labels:\n"
+	return strings.Replace(deploymentYAML(name, 1, ""), meta,
+		"    metadata:\n      annotations:\n"+annotations.String()+"      labels:\n", 1)
 }

@@ -24,9 +24,8 @@ func TestCompensationKilledIsFinishedByResume(t *testing.T) {
 			r := newRelease(t, sb, "on_failure = \"compensate\"\nready_timeout = \"5s\"\n", map[string]string{
 				"cm-a.yaml":   configMapYAML("a", "mode", "fast"),
 				"cm-b.yaml":   configMapYAML("b", "mode", "fast"),
-				"deploy.yaml": deploymentYAML("web", 1, "      nodeName: "+absentNode+"\n"),
+				"deploy.yaml": unpullableDeploymentYAML(t, sb, "web"),
 			})
-			fakeKubelet(t, sb, r.ns, "web", imagePullBackOff)
 			p := r.plan(t)
 			armed := fmt.Sprintf("%s:2", fp)
 			proc := startPiceli(t, armed, "release", "apply", "--spec", r.spec, "--approve", p.Hash)

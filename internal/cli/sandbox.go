@@ -178,8 +178,8 @@ func newSandboxBuildCmd() *cobra.Command {
 		Use:   "build",
 		Short: "Build the pinned sandbox binaries into the version-keyed cache",
 		Long: "build compiles etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,\n" +
-			"kwok and kwokctl from the modules in tools/sandbox (about 8 minutes cold on 2 cores)\n" +
-			"and prints the cache directory. Binaries already present are kept unless --force.",
+			"kwok, kwokctl and kwok-stages from the modules in tools/sandbox (about 8 minutes cold on\n" +
+			"2 cores) and prints the cache directory. Binaries already present are kept unless --force.",
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := sandbox.BuildOptions{ToolsDir: toolsDir, BinDir: binDir, Force: force, Progress: sandbox.ProgressTo(cmd.ErrOrStderr())}

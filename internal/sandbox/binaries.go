@@ -16,6 +16,7 @@ const (
 	BinKubectl               = "kubectl"
 	BinKwok                  = "kwok"
 	BinKwokctl               = "kwokctl"
+	BinKwokStages            = "kwok-stages"
 )
 
 // ErrBinariesMissing reports that the binary cache lacks some binaries and

@@ -47,8 +47,11 @@ type extraArg struct {
 
 // renderConfig returns the kwokctl configuration for a sandbox using bins:
 // binary runtime, every component bound to 127.0.0.1, the kwok controller
-// reporting 127.0.0.1 as node IP, and port-forward and logs CRDs enabled.
-func renderConfig(bins Binaries) ([]byte, error) {
+// reporting 127.0.0.1 as node IP, and port-forward and logs CRDs enabled,
+// followed by stages as further YAML documents. kwokctl loads only those
+// stages once any is given, so they must include kwok's defaults (see
+// sandboxStages).
+func renderConfig(bins Binaries, stages []stage) ([]byte, error) {
 	cfg := kwokctlConfig{
 		APIVersion: "config.kwok.x-k8s.io/v1alpha1",
 		Kind:       "KwokctlConfiguration",
@@ -72,6 +75,13 @@ func renderConfig(bins Binaries) ([]byte, error) {
 	out, err := yaml.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("render kwokctl config: %w", err)
+	}
+	for _, s := range stages {
+		doc, err := yaml.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("render kwok stage %q: %w", stageName(s), err)
+		}
+		out = append(append(out, "---\n"...), doc...)
 	}
 	return out, nil
 }

@@ -8,7 +8,7 @@ import (
 // The kwokctl config binds everything to loopback, gives kwok the loopback
 // node IP, enables port-forward and logs, and runs only cached binaries.
 func TestRenderConfigIsLoopbackOnly(t *testing.T) {
-	out, err := renderConfig(Binaries{Dir: "/cache/bin"})
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,4 +3,18 @@
 // kwokctl's binary runtime) bound to 127.0.0.1, for newcomers and for tests.
 // It builds and caches the pinned binaries, starts and stops named sandboxes,
 // writes their kubeconfig files and reports their processes.
+//
+// kwok plays every kubelet: by default a pod becomes Running and Ready as
+// soon as it is scheduled. A pod annotated SimulateAnnotation
+// (piceli.dev/kwok-simulate) never starts instead:
+//
+//   - image-pull-backoff: it stays Pending, its containers waiting in
+//     ImagePullBackOff;
+//   - crash-loop: it runs with its containers waiting in CrashLoopBackOff
+//     after exiting with code 1.
+//
+// These are kwok Stages (stages/*.yaml) that Up writes into the kwokctl
+// configuration after kwok's default stages, which the kwok-stages binary
+// prints; kwok's pod-ready stage gets one more selector expression so it
+// leaves annotated pods alone.
 package sandbox

@@ -138,12 +138,21 @@ func (s *Sandbox) clearStale(ctx context.Context) error {
 	return err
 }
 
-// create writes the kwokctl config and starts the components.
+// create writes the kwokctl config, with kwok's default stages and the
+// sandbox's own, and starts the components.
 func (s *Sandbox) create(ctx context.Context) error {
 	if err := writeFileAtomic(filepath.Join(s.layout.Dir, ".gitignore"), []byte("*\n"), 0o644); err != nil {
 		return fmt.Errorf("write sandbox directory: %w", err)
 	}
-	cfg, err := renderConfig(s.bins)
+	defaults, err := defaultStages(ctx, s.bins)
+	if err != nil {
+		return err
+	}
+	stages, err := sandboxStages(defaults)
+	if err != nil {
+		return err
+	}
+	cfg, err := renderConfig(s.bins, stages)
 	if err != nil {
 		return err
 	}

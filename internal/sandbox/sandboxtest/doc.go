@@ -1,6 +1,7 @@
 // Package sandboxtest gives cluster tests the running Piceli sandbox: its
 // kubeconfig, context and clients, a fresh namespace per test, kwok
-// port-forward and logs objects, and a loopback HTTP target. Without a
+// port-forward and logs objects, pod annotations that make kwok simulate an
+// image that cannot be pulled or a crash loop, and a loopback HTTP target. Without a
 // sandbox a test skips with the reason, and fails when CI=true.
 //
 // A cluster test:
