@@ -83,6 +83,24 @@ func TestCompositionErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "a generated tls pair with a bad common name or host names it",
+			build: func(a *App, ctx *Context) {
+				a.Secret("tls-a", GeneratedTLS(""))
+				a.Secret("tls-b", GeneratedTLS("shop", "bad_host"))
+				a.Secret("tls-c", GeneratedTLS("shop.example.com").WithAlphabet("ab"))
+			},
+			want: []string{
+				`secret "tls-a": key "tls.crt": tls common name "" needs 1-64 characters`,
+				`secret "tls-b": key "tls.crt": tls host "bad_host": must be an IP address or a DNS-1123 subdomain`,
+				`secret "tls-c": key "tls.crt": an alphabet applies only to a generated value`,
+			},
+		},
+		{
+			name:  "a generated tls pair next to a key named tls.key is refused",
+			build: func(a *App, ctx *Context) { a.Secret("tls", FromEnv("tls.key", "KEY"), GeneratedTLS("shop")) },
+			want:  []string{`secret "tls": key "tls.key" declared twice`},
+		},
+		{
 			name:  "a secret without keys is refused",
 			build: func(a *App, ctx *Context) { a.Secret("creds") },
 			want:  []string{`secret "creds": no keys`},

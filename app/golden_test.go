@@ -111,6 +111,14 @@ func TestGolden(t *testing.T) {
 			},
 		},
 		{
+			name:   "a generated tls pair declares tls.crt and tls.key with its hosts",
+			golden: "secret_tls",
+			build: func(a *App, ctx *Context) {
+				a.Secret("shop-tls", GeneratedTLS("shop.example.com", "shop.example.com", "*.shop.example.com", "10.0.0.1"))
+				a.Secret("api-tls", GeneratedTLS("api.example.com"))
+			},
+		},
+		{
 			name:   "network policies deny by default and allow traffic between components",
 			golden: "network",
 			build: func(a *App, ctx *Context) {

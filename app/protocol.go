@@ -56,15 +56,17 @@ type SecretInfo struct {
 }
 
 // SecretKeyInfo names one key of a secret and the source of its value:
-// Source is "generated", "file", "env" or "cluster"; Ref is the file path,
-// variable name or Secret/key to import from, and Length/Alphabet shape
-// generated values.
+// Source is "generated", "generated-tls", "file", "env" or "cluster"; Ref is
+// the file path, variable name, Secret/key to import from or a TLS
+// certificate's common name; Length/Alphabet shape generated values and
+// Hosts lists a generated certificate's subject alternative names.
 type SecretKeyInfo struct {
-	Key      string `json:"key"`
-	Source   string `json:"source"`
-	Ref      string `json:"ref,omitempty"`
-	Length   int    `json:"length,omitempty"`
-	Alphabet string `json:"alphabet,omitempty"`
+	Key      string   `json:"key"`
+	Source   string   `json:"source"`
+	Ref      string   `json:"ref,omitempty"`
+	Length   int      `json:"length,omitempty"`
+	Alphabet string   `json:"alphabet,omitempty"`
+	Hosts    []string `json:"hosts,omitempty"`
 }
 
 // ContextDocument is the versioned JSON Piceli writes to a composition

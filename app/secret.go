@@ -45,14 +45,24 @@ func (s *Secret) Kind() string { return "Secret" }
 func (s *Secret) HasKey(key string) bool { return slices.Contains(s.keys, key) }
 
 // SecretSource says where the value of one key of a Secret comes from. Make
-// one with Generated, FromFile, FromEnv or FromCluster. It never holds the
-// value itself.
+// one with Generated, GeneratedTLS, FromFile, FromEnv or FromCluster. It
+// never holds the value itself.
 type SecretSource struct {
 	info SecretKeyInfo
 	err  string
+	// more are further keys from the same source (GeneratedTLS's tls.key),
+	// added only when the source is valid so its problem is reported once.
+	more []SecretKeyInfo
 }
 
-func (s SecretSource) applySecret(spec *secretSpec) { spec.add(s) }
+func (s SecretSource) applySecret(spec *secretSpec) {
+	spec.add(s)
+	if s.err == "" {
+		for _, info := range s.more {
+			spec.add(SecretSource{info: info})
+		}
+	}
+}
 
 // Generated declares a key whose value Piceli generates once, length
 // characters of DefaultAlphabet, and keeps across releases.
