@@ -53,6 +53,9 @@ type Input struct {
 	Key   []byte // the release's digest key
 	// Source says why the plan runs, for history: "apply" or "rollback to N".
 	Source string
+	// Secrets maps declared secrets to the store versions Desired holds,
+	// recorded in the revision.
+	Secrets map[string]int
 }
 
 // Result says how a run ended.

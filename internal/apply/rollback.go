@@ -9,6 +9,7 @@ import (
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/secret"
 )
 
 // RollbackTarget returns the revision a rollback goes back to: to, or when
@@ -28,26 +29,45 @@ func RollbackTarget(stateDir string, to int) (*history.Revision, error) {
 }
 
 // RevisionObjects turns a revision back into desired objects for a plan.
-// A revision keeps Secret values only as keyed digests, so a Secret is
-// taken from the current composition when it digests the same; a Secret
-// whose values differ cannot be restored yet and is an error naming it.
-func RevisionObjects(rev *history.Revision, current []compose.Object, dig plan.Digester) ([]compose.Object, error) {
+// A revision keeps Secret values only as keyed digests: a declared secret
+// gets the store version the revision used; a Secret the composition gave
+// literally is taken from the current composition when it digests the
+// same, and is an error naming it otherwise. The secret versions used are
+// returned with the objects.
+func RevisionObjects(rev *history.Revision, current []compose.Object, dig plan.Digester, store *secret.Store) ([]compose.Object, map[string]*secret.Version, error) {
 	now := map[object.Ref]*unstructured.Unstructured{}
 	for _, o := range current {
 		now[object.RefOf(o.Object)] = o.Object
 	}
 	origin := fmt.Sprintf("revision %d", rev.Number)
 	out := make([]compose.Object, 0, len(rev.Objects))
+	versions := map[string]*secret.Version{}
 	for _, o := range rev.Objects {
 		u := &unstructured.Unstructured{Object: o.Manifest}
 		if o.Ref.Kind == "Secret" && o.Ref.Group == "" {
-			cur := now[o.Ref]
-			if cur == nil || dig.Of(dig.Sealed(cur)) != dig.Of(o.Manifest) {
-				return nil, fmt.Errorf("%s of %s had other values than the composition has now; earlier secret values are not kept yet, so it cannot be rolled back", o.Ref, origin)
+			var err error
+			if u, err = revisionSecret(rev, o, now[o.Ref], dig, store, versions); err != nil {
+				return nil, nil, fmt.Errorf("%s of %s: %w", o.Ref, origin, err)
 			}
-			u = cur
 		}
 		out = append(out, compose.Object{Origin: origin, Object: u.DeepCopy()})
 	}
-	return out, nil
+	secret.Inject(out, versions, dig.Key)
+	return out, versions, nil
+}
+
+// revisionSecret returns the Secret a revision applied, values included.
+func revisionSecret(rev *history.Revision, o history.Object, cur *unstructured.Unstructured, dig plan.Digester, store *secret.Store, versions map[string]*secret.Version) (*unstructured.Unstructured, error) {
+	if n, ok := rev.Secrets[o.Ref.Name]; ok {
+		v, err := store.Load(o.Ref.Name, n)
+		if err != nil {
+			return nil, fmt.Errorf("load secret version %d: %w", n, err)
+		}
+		versions[o.Ref.Name] = v
+		return &unstructured.Unstructured{Object: o.Manifest}, nil
+	}
+	if cur == nil || dig.Of(dig.Sealed(cur)) != dig.Of(o.Manifest) {
+		return nil, fmt.Errorf("it had other values than the composition has now, and literal secret values are not kept, so it cannot be rolled back")
+	}
+	return cur, nil
 }

@@ -163,7 +163,7 @@ func (r *runner) writeStep(ctx context.Context, i int) error {
 // revision records the finished run as the release's next revision: every
 // object the plan declares, Secret values as keyed digests.
 func (r *runner) revision() (int, error) {
-	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished)}
+	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets}
 	for _, s := range r.in.Plan.Steps {
 		if s.Action != plan.Delete {
 			rev.Objects = append(rev.Objects, history.Object{Ref: s.Ref, APIVersion: s.APIVersion, Resource: s.Resource, Manifest: s.Manifest})

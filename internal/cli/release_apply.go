@@ -91,7 +91,9 @@ func approvedInput(ctx context.Context, pl *planned, f applyFlags, source string
 	if err := apply.Approve(approved, pl.plan, nil); err != nil {
 		return apply.Input{}, refused(err)
 	}
-	return apply.NewInput(approved, pl.plan, pl.Objects, pl.key, source), nil
+	in := apply.NewInput(approved, pl.plan, pl.Objects, pl.key, source)
+	in.Secrets = pl.secretVersions()
+	return in, nil
 }
 
 // engineRun starts or resumes a run: (*apply.Engine).Apply or Resume.
@@ -122,6 +124,9 @@ func underLock(cmd *cobra.Command, pl *planned, output, run string, input func(c
 		Compensate: r.OnFailure == spec.OnFailureCompensate, ReadyTimeout: r.ReadyTimeout,
 	}}
 	res, err := start(e, ctx, run, in)
+	if err == nil {
+		err = pruneSecrets(r.StateDir)
+	}
 	return reportRun(cmd, res, err)
 }
 

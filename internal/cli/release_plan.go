@@ -9,6 +9,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/secret"
 )
 
 // planFlags are shared by plan and diff.
@@ -16,6 +17,7 @@ type planFlags struct {
 	targetFlags
 	output       string
 	allowReplace bool
+	dryRun       bool // store nothing, not even a new secret version (diff)
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -62,9 +64,10 @@ Nothing is written to the cluster. Approve the plan with
 // planned is a release connected to its cluster, and planned.
 type planned struct {
 	*loaded
-	client *kube.Client
-	key    []byte // the digest key plans are made with
-	plan   *plan.Plan
+	client  *kube.Client
+	key     []byte // the digest key plans are made with
+	plan    *plan.Plan
+	secrets map[string]*secret.Version // resolved declared secrets, values in memory only
 }
 
 // openTarget loads the spec and composition and connects. It writes
@@ -85,7 +88,8 @@ func openTarget(cmd *cobra.Command, f planFlags) (*planned, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &planned{loaded: l, client: c, key: key}, nil
+	pl := &planned{loaded: l, client: c, key: key}
+	return pl, pl.resolveSecrets(cmd.Context(), f.dryRun)
 }
 
 // makePlan plans the release against its cluster.

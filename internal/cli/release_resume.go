@@ -60,5 +60,7 @@ func resumeInput(ctx context.Context, pl *planned, f applyFlags, run string) (ap
 	if err := apply.Approve(approved, pl.plan, apply.Untouched(approved, st)); err != nil {
 		return apply.Input{}, refused(err)
 	}
-	return apply.NewInput(approved, pl.plan, pl.Objects, pl.key, "apply"), nil
+	in := apply.NewInput(approved, pl.plan, pl.Objects, pl.key, "apply")
+	in.Secrets = pl.secretVersions()
+	return in, nil
 }

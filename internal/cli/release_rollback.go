@@ -8,6 +8,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/secret"
 )
 
 func newRollbackCmd() *cobra.Command {
@@ -57,10 +58,11 @@ func rollbackObjects(pl *planned, to int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	objs, err := apply.RevisionObjects(rev, pl.Objects, plan.Digester{Key: pl.key})
+	objs, versions, err := apply.RevisionObjects(rev, pl.Objects, plan.Digester{Key: pl.key}, secret.View(pl.Spec.Release.StateDir))
 	if err != nil {
 		return 0, err
 	}
+	pl.secrets = versions
 	pl.Objects = objs
 	pl.Composition.Components = nil
 	return rev.Number, nil

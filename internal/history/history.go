@@ -32,6 +32,9 @@ type Revision struct {
 	Finished time.Time `json:"finished"`
 	Outcome  string    `json:"outcome"`
 	Objects  []Object  `json:"objects"`
+	// Secrets maps each declared secret to the version of the private store
+	// the revision used; rollback puts those versions back.
+	Secrets map[string]int `json:"secrets,omitempty"`
 }
 
 // Object is one object of a revision as it was applied. Secret values are
