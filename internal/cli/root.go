@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 
@@ -36,6 +37,21 @@ func quietClientLogs() {
 	klog.SetOutput(io.Discard)
 }
 
+// verboseLevel is the klog verbosity --verbose turns on: client-go logs
+// each request's method, URL, status and latency. It stops below level 8,
+// where request and response bodies (Secret values among them) are logged;
+// Piceli never goes there.
+const verboseLevel = "6"
+
+// verboseClientLogs sends client-go's request log lines to w.
+func verboseClientLogs(w io.Writer) {
+	var fs flag.FlagSet
+	klog.InitFlags(&fs)
+	fs.Set("v", verboseLevel)
+	klog.LogToStderr(false)
+	klog.SetOutput(w)
+}
+
 // NewRoot builds a fresh command tree; tests call it once per case.
 func NewRoot() *cobra.Command {
 	root := &cobra.Command{
@@ -47,6 +63,13 @@ func NewRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return refused(err) })
+	var verbose bool
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log every request to the cluster (method, URL, status; never bodies)")
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if verbose {
+			verboseClientLogs(cmd.ErrOrStderr())
+		}
+	}
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
