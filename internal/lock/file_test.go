@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// envHelperDir makes the test binary, re-executed as TestHelperProcess,
+// envHelperDir makes the test binary, re-executed by startHolder,
 // hold the file lock of that directory until killed.
 const envHelperDir = "PICELI_LOCK_TEST_HELPER_DIR"
 
@@ -100,11 +100,11 @@ func testFileDiesWithProcess(t *testing.T, dir string) {
 	l.Unlock()
 }
 
-// startHolder re-executes the test binary as TestHelperProcess holding the
+// startHolder re-executes the test binary as a process holding the
 // lock of dir, and returns once it holds it.
 func startHolder(t *testing.T, dir string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), envHelperDir+"="+dir)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -122,13 +122,17 @@ func startHolder(t *testing.T, dir string) *exec.Cmd {
 	return cmd
 }
 
-// TestHelperProcess is not a test: run by startHolder, it takes the lock,
-// says so and waits to be killed.
-func TestHelperProcess(t *testing.T) {
-	dir := os.Getenv(envHelperDir)
-	if dir == "" {
-		t.Skip("helper process for TestFile")
+// TestMain runs the test binary as a lock holder when startHolder
+// re-executes it with envHelperDir set, and as the tests otherwise.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(envHelperDir); dir != "" {
+		holdLock(dir)
 	}
+	os.Exit(m.Run())
+}
+
+// holdLock takes the lock in dir, says so and waits to be killed.
+func holdLock(dir string) {
 	if _, err := File(dir, CurrentHolder("child")); err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		os.Exit(1)
