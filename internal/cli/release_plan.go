@@ -70,9 +70,21 @@ type planned struct {
 	secrets map[string]*secret.Version // resolved declared secrets, values in memory only
 }
 
-// openTarget loads the spec and composition and connects. It writes
-// nothing: the digest key is stored only with a plan.
+// openTarget loads the spec and composition, connects, and resolves the
+// composition's declared secrets. It writes nothing but new secret
+// versions (none when f.dryRun): the digest key is stored only with a plan.
 func openTarget(cmd *cobra.Command, f planFlags) (*planned, error) {
+	pl, err := connectTarget(cmd, f)
+	if err != nil {
+		return nil, err
+	}
+	return pl, pl.resolveSecrets(cmd.Context(), f.dryRun)
+}
+
+// connectTarget is openTarget without resolving secrets, for a rollback,
+// which takes their values from the store versions its revision used and
+// so needs no current source.
+func connectTarget(cmd *cobra.Command, f planFlags) (*planned, error) {
 	if f.output != "text" && f.output != "json" {
 		return nil, refusedf("unknown output format %q (want text or json)", f.output)
 	}
@@ -88,8 +100,7 @@ func openTarget(cmd *cobra.Command, f planFlags) (*planned, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &planned{loaded: l, client: c, key: key}
-	return pl, pl.resolveSecrets(cmd.Context(), f.dryRun)
+	return &planned{loaded: l, client: c, key: key}, nil
 }
 
 // makePlan plans the release against its cluster.

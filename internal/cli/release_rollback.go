@@ -21,7 +21,9 @@ func newRollbackCmd() *cobra.Command {
 the latest).
 
 Steps:
-  1. read the revision's objects from the release history
+  1. read the revision's objects from the release history, and the values of
+     its declared secrets from the secret versions it used (the private
+     store); the composition's current secret sources are not read
   2. plan them against the current cluster, as "release plan" does, store the
      plan and print its hash; without --approve, stop here (exit 3)
   3. with --approve: plan again now, refuse a stale plan (exit 2), lock the
@@ -29,7 +31,7 @@ Steps:
      revision whose source is "rollback to REV"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pl, err := openTarget(cmd, f.planFlags)
+			pl, err := connectTarget(cmd, f.planFlags)
 			if err != nil {
 				return err
 			}
