@@ -9,10 +9,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/secret"
 )
 
 // errLeft marks an undo that was skipped on purpose; its message says why.
@@ -31,7 +33,7 @@ func (r *runner) compensate(ctx context.Context, cause error, redo ...int) error
 	if err := r.append(journal.Record{Type: journal.CompensateStarted}); err != nil {
 		return errors.Join(cause, err)
 	}
-	prev, err := previousObjects(r.e.StateDir)
+	prev, err := r.previousObjects()
 	if err != nil {
 		return errors.Join(cause, err)
 	}
@@ -114,7 +116,7 @@ func (r *runner) appliedNewestFirst() []int {
 }
 
 // undoStep journals and performs one undo.
-func (r *runner) undoStep(ctx context.Context, i int, prev map[object.Ref]history.Object) (string, error) {
+func (r *runner) undoStep(ctx context.Context, i int, prev map[object.Ref]*unstructured.Unstructured) (string, error) {
 	ref := r.in.Plan.Steps[i].Ref
 	if err := r.append(journal.Record{Type: journal.CompensateIntent, Step: i, Ref: &ref}); err != nil {
 		return "", err
@@ -125,7 +127,7 @@ func (r *runner) undoStep(ctx context.Context, i int, prev map[object.Ref]histor
 
 // undoRecorded performs the undo of step i, whose intent is journaled, and
 // journals its outcome.
-func (r *runner) undoRecorded(ctx context.Context, i int, prev map[object.Ref]history.Object) (string, error) {
+func (r *runner) undoRecorded(ctx context.Context, i int, prev map[object.Ref]*unstructured.Unstructured) (string, error) {
 	ref := r.in.Plan.Steps[i].Ref
 	err := r.undo(ctx, i, prev)
 	rec := journal.Record{Type: journal.CompensateOutcome, Step: i, Ref: &ref, Result: journal.ResultApplied}
@@ -146,7 +148,7 @@ func (r *runner) undoRecorded(ctx context.Context, i int, prev map[object.Ref]hi
 }
 
 // undo reverses one applied step.
-func (r *runner) undo(ctx context.Context, i int, prev map[object.Ref]history.Object) error {
+func (r *runner) undo(ctx context.Context, i int, prev map[object.Ref]*unstructured.Unstructured) error {
 	t, w := r.targetOf(i), r.written[i]
 	switch t.step.Action {
 	case plan.Create:
@@ -165,32 +167,43 @@ func undoCreate(ctx context.Context, t *target, w written) error {
 	return err
 }
 
-func undoUpdate(ctx context.Context, t *target, w written, prev map[object.Ref]history.Object) error {
+func undoUpdate(ctx context.Context, t *target, w written, prev map[object.Ref]*unstructured.Unstructured) error {
 	old, ok := prev[t.step.Ref]
-	switch {
-	case !ok:
-		return fmt.Errorf("%w: no earlier revision holds it, so there is nothing to restore", errLeft)
-	case t.step.Ref.Kind == "Secret" && t.step.Ref.Group == "":
-		return fmt.Errorf("%w: earlier Secret values are not kept (secret versions are not implemented yet)", errLeft)
+	if !ok {
+		return fmt.Errorf("%w: no earlier revision holds it (or its earlier values), so there is nothing to restore", errLeft)
 	}
 	ours := t.dig.Of(plan.Touched(t.step.Manifest, t.step.Manifest))
-	_, err := t.applyIf(ctx, &unstructured.Unstructured{Object: old.Manifest}, w.ResourceVersion, ours)
+	_, err := t.applyIf(ctx, old, w.ResourceVersion, ours)
 	if errors.Is(err, ErrChanged) {
 		return fmt.Errorf("%w: changed by someone else since this run wrote it", errLeft)
 	}
 	return err
 }
 
-// previousObjects indexes the objects of the release's latest revision,
-// the state a compensation restores.
-func previousObjects(stateDir string) (map[object.Ref]history.Object, error) {
-	revs, err := history.List(stateDir)
+// previousObjects returns the objects of the release's latest revision, the
+// state a compensation restores. Declared Secrets get the store version that
+// revision used; a Secret whose earlier values are not kept is left out, so
+// its undo is reported instead of half done.
+func (r *runner) previousObjects() (map[object.Ref]*unstructured.Unstructured, error) {
+	revs, err := history.List(r.e.StateDir)
 	if err != nil || len(revs) == 0 {
-		return map[object.Ref]history.Object{}, err
+		return map[object.Ref]*unstructured.Unstructured{}, err
 	}
-	out := map[object.Ref]history.Object{}
-	for _, o := range revs[len(revs)-1].Objects {
-		out[o.Ref] = o
+	rev := &revs[len(revs)-1]
+	store := secret.View(r.e.StateDir)
+	out := map[object.Ref]*unstructured.Unstructured{}
+	for _, o := range rev.Objects {
+		u := &unstructured.Unstructured{Object: o.Manifest}
+		if o.Ref.Kind == "Secret" && o.Ref.Group == "" {
+			versions := map[string]*secret.Version{}
+			if u, err = revisionSecret(rev, o, r.in.Desired[o.Ref], r.dig, store, versions); err != nil {
+				continue
+			}
+			objs := []compose.Object{{Object: u.DeepCopy()}}
+			secret.Inject(objs, versions, r.dig.Key)
+			u = objs[0].Object
+		}
+		out[o.Ref] = u
 	}
 	return out, nil
 }
