@@ -70,7 +70,7 @@ func NewRunID() string { return newRunID(time.Now()) }
 
 // Apply starts a new run of the approved plan, named run (NewRunID).
 func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, error) {
-	if err := createRun(e.StateDir, run); err != nil {
+	if err := createRun(e.StateDir, run, in.Source); err != nil {
 		return nil, err
 	}
 	w, err := journal.Create(JournalPath(e.StateDir, run), journal.Options{})

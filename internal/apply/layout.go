@@ -37,12 +37,45 @@ func newRunID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
-// createRun makes the run's directory and records it as the latest run.
-func createRun(stateDir, run string) error {
+// createRun makes the run's directory, records why it runs (its source:
+// "apply" or "rollback to N", which resume needs to rebuild its objects) and
+// records it as the latest run.
+func createRun(stateDir, run, source string) error {
 	if err := atomicfile.MkdirPrivate(RunDir(stateDir, run)); err != nil {
 		return fmt.Errorf("create run %s: %w", run, err)
 	}
+	if err := atomicfile.Write(sourcePath(stateDir, run), []byte(source+"\n"), 0o600); err != nil {
+		return fmt.Errorf("create run %s: %w", run, err)
+	}
 	return atomicfile.Write(latestPath(stateDir), []byte(run+"\n"), 0o600)
+}
+
+func sourcePath(stateDir, run string) string { return filepath.Join(RunDir(stateDir, run), "source") }
+
+// RunSource returns why a run ran: "apply", or "rollback to N". Runs that
+// recorded nothing were applies.
+func RunSource(stateDir, run string) (string, error) {
+	data, err := os.ReadFile(sourcePath(stateDir, run))
+	if errors.Is(err, os.ErrNotExist) {
+		return SourceApply, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read run %s: %w", run, err)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// SourceApply is the source of a run started by "release apply".
+const SourceApply = "apply"
+
+// RollbackSource is the source of a run that rolls back to revision n.
+func RollbackSource(n int) string { return fmt.Sprintf("rollback to %d", n) }
+
+// RollbackOf returns the revision a rollback run goes back to.
+func RollbackOf(source string) (int, bool) {
+	var n int
+	_, err := fmt.Sscanf(source, "rollback to %d", &n)
+	return n, err == nil && n > 0
 }
 
 // LatestRun returns the id of the release's latest run.

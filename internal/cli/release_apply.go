@@ -44,7 +44,7 @@ stop" ends one cleanly from another terminal.`,
 			if f.approve == "" {
 				return planForApproval(cmd, f.planFlags)
 			}
-			return runApproved(cmd, f, "apply")
+			return runApproved(cmd, f, apply.SourceApply)
 		},
 	}
 	f.register(cmd)

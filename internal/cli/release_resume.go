@@ -17,7 +17,8 @@ func newResumeCmd() *cobra.Command {
 		Long: `Continue the latest run of the release with the same plan.
 
 Steps:
-  1. find the latest run and its plan; render and plan again now
+  1. find the latest run and its plan; render and plan again now (a
+     rollback run takes its objects and secret versions from its revision)
   2. refuse (exit 2) when a step the run has not written yet changed in the
      cluster since the plan was approved
   3. lock the release; reopen the run's journal (a torn last record is repaired)
@@ -27,15 +28,15 @@ Steps:
 No step is written twice.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pl, err := openTarget(cmd, f.planFlags)
+			pl, err := connectTarget(cmd, f.planFlags)
 			if err != nil {
 				return err
 			}
-			run, err := apply.LatestRun(pl.Spec.Release.StateDir)
+			run, source, err := runToResume(cmd.Context(), pl)
 			if err != nil {
-				return refused(err)
+				return err
 			}
-			input := func(ctx context.Context) (apply.Input, error) { return resumeInput(ctx, pl, f, run) }
+			input := func(ctx context.Context) (apply.Input, error) { return resumeInput(ctx, pl, f, run, source) }
 			return underLock(cmd, pl, f.output, run, input, (*apply.Engine).Resume)
 		},
 	}
@@ -43,9 +44,27 @@ No step is written twice.`,
 	return cmd
 }
 
+// runToResume finds the latest run and gives pl the objects it applies:
+// the composition's, or for a rollback run its revision's.
+func runToResume(ctx context.Context, pl *planned) (string, string, error) {
+	run, err := apply.LatestRun(pl.Spec.Release.StateDir)
+	if err != nil {
+		return "", "", refused(err)
+	}
+	source, err := apply.RunSource(pl.Spec.Release.StateDir, run)
+	if err != nil {
+		return "", "", err
+	}
+	if n, ok := apply.RollbackOf(source); ok {
+		_, err = rollbackObjects(pl, n)
+		return run, source, refused(err)
+	}
+	return run, source, pl.resolveSecrets(ctx, false)
+}
+
 // resumeInput loads the run's plan and checks its untouched steps against
 // a fresh plan.
-func resumeInput(ctx context.Context, pl *planned, f applyFlags, run string) (apply.Input, error) {
+func resumeInput(ctx context.Context, pl *planned, f applyFlags, run, source string) (apply.Input, error) {
 	st, _, err := apply.Inspect(pl.Spec.Release.StateDir, run)
 	if err != nil {
 		return apply.Input{}, refused(err)
@@ -60,7 +79,7 @@ func resumeInput(ctx context.Context, pl *planned, f applyFlags, run string) (ap
 	if err := apply.Approve(approved, pl.plan, apply.Untouched(approved, st)); err != nil {
 		return apply.Input{}, refused(err)
 	}
-	in := apply.NewInput(approved, pl.plan, pl.Objects, pl.key, "apply")
+	in := apply.NewInput(approved, pl.plan, pl.Objects, pl.key, source)
 	in.Secrets = pl.secretVersions()
 	return in, nil
 }

@@ -42,7 +42,7 @@ Steps:
 			if f.approve == "" {
 				return proposeRollback(cmd, pl, f, to)
 			}
-			source := fmt.Sprintf("rollback to %d", to)
+			source := apply.RollbackSource(to)
 			input := func(ctx context.Context) (apply.Input, error) { return approvedInput(ctx, pl, f, source) }
 			return underLock(cmd, pl, f.output, apply.NewRunID(), input, (*apply.Engine).Apply)
 		},
