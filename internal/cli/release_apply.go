@@ -115,6 +115,9 @@ func underLock(cmd *cobra.Command, pl *planned, output, run string, input func(c
 	if err != nil {
 		return err
 	}
+	if err := pl.saveSecrets(); err != nil {
+		return err
+	}
 	if err := rl.ensureLease(ctx, 0); err != nil {
 		return err
 	}

@@ -21,7 +21,6 @@ With --exit-code the command exits 1 when anything would change, so scripts
 can detect drift.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f.dryRun = true
 			pl, err := makePlan(cmd, f)
 			if err != nil {
 				return err

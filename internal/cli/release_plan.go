@@ -17,7 +17,6 @@ type planFlags struct {
 	targetFlags
 	output       string
 	allowReplace bool
-	dryRun       bool // store nothing, not even a new secret version (diff)
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -68,6 +67,8 @@ type planned struct {
 	key     []byte // the digest key plans are made with
 	plan    *plan.Plan
 	secrets map[string]*secret.Version // resolved declared secrets, values in memory only
+
+	newSecrets []*secret.Version // versions not in the store yet (saveSecrets)
 }
 
 // openTarget loads the spec and composition, connects, and resolves the
@@ -78,7 +79,7 @@ func openTarget(cmd *cobra.Command, f planFlags) (*planned, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pl, pl.resolveSecrets(cmd.Context(), f.dryRun)
+	return pl, pl.resolveSecrets(cmd.Context())
 }
 
 // connectTarget is openTarget without resolving secrets, for a rollback,
@@ -124,6 +125,9 @@ func makePlan(cmd *cobra.Command, f planFlags) (*planned, error) {
 func storeUnblocked(pl *planned) error {
 	if len(pl.plan.Blocked()) > 0 {
 		return nil
+	}
+	if err := pl.saveSecrets(); err != nil {
+		return err
 	}
 	if err := plan.StoreKey(pl.Spec.Release.StateDir, pl.key); err != nil {
 		return err

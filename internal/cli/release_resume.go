@@ -59,7 +59,7 @@ func runToResume(ctx context.Context, pl *planned) (string, string, error) {
 		_, err = rollbackObjects(pl, n)
 		return run, source, refused(err)
 	}
-	return run, source, pl.resolveSecrets(ctx, false)
+	return run, source, pl.resolveSecrets(ctx)
 }
 
 // resumeInput loads the run's plan and checks its untouched steps against

@@ -17,21 +17,18 @@ import (
 	"github.com/pynenc/piceli/internal/secret"
 )
 
-// resolveSecrets gives the composition's declared secrets their values from
-// the private store (new versions saved unless dryRun) and injects them into
-// the rendered objects. A missing source is bad input.
-func (pl *planned) resolveSecrets(ctx context.Context, dryRun bool) error {
+// resolveSecrets gives the composition's declared secrets their values and
+// injects them into the rendered objects. Nothing is written: versions that
+// are new stay in memory until saveSecrets, so bad input found later leaves
+// the store unchanged. A missing source is bad input.
+func (pl *planned) resolveSecrets(ctx context.Context) error {
 	if len(pl.Composition.Secrets) == 0 {
 		return nil
 	}
-	store, err := secretStore(pl.Spec.Release.StateDir, dryRun)
-	if err != nil {
-		return err
-	}
-	r := secret.Resolver{Store: store, BaseDir: pl.Spec.Dir, ReadCluster: clusterSecrets(pl.client, pl.Spec.Target.Namespace)}
+	r := secret.Resolver{Store: secret.View(pl.Spec.Release.StateDir), BaseDir: pl.Spec.Dir, ReadCluster: clusterSecrets(pl.client, pl.Spec.Target.Namespace)}
 	pl.secrets = map[string]*secret.Version{}
 	for _, d := range pl.Composition.Secrets {
-		v, _, err := r.Resolve(ctx, d, secret.ResolveOptions{DryRun: dryRun})
+		v, isNew, err := r.Resolve(ctx, d, secret.ResolveOptions{DryRun: true})
 		if errors.Is(err, secret.ErrSource) || errors.Is(err, secret.ErrNoCluster) {
 			return refused(err)
 		}
@@ -39,16 +36,31 @@ func (pl *planned) resolveSecrets(ctx context.Context, dryRun bool) error {
 			return err
 		}
 		pl.secrets[d.Name] = v
+		if isNew {
+			pl.newSecrets = append(pl.newSecrets, v)
+		}
 	}
 	secret.Inject(pl.Objects, pl.secrets, pl.key)
 	return nil
 }
 
-func secretStore(stateDir string, dryRun bool) (*secret.Store, error) {
-	if dryRun {
-		return secret.View(stateDir), nil
+// saveSecrets stores the new secret versions this plan or run uses, in the
+// owner-only store. It runs when a plan is stored and before a run writes.
+func (pl *planned) saveSecrets() error {
+	if len(pl.newSecrets) == 0 {
+		return nil
 	}
-	return secret.Open(stateDir)
+	store, err := secret.Open(pl.Spec.Release.StateDir)
+	if err != nil {
+		return err
+	}
+	for _, v := range pl.newSecrets {
+		if err := store.Save(v); err != nil {
+			return err
+		}
+	}
+	pl.newSecrets = nil
+	return nil
 }
 
 // secretVersions maps each resolved secret to its version number.

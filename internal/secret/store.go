@@ -147,6 +147,12 @@ func (s *Store) Prune(name string, keep int, pinned map[int]bool) ([]int, error)
 	return deleted, atomicfile.SyncDir(filepath.Join(s.dir, name))
 }
 
+// Save writes v, a version Resolve returned with DryRun, as a new version;
+// an existing version is never replaced. Callers resolve first and save
+// once the work that uses the version is accepted, so bad input leaves the
+// store unchanged.
+func (s *Store) Save(v *Version) error { return s.save(v) }
+
 // save writes v as a new version; an existing version is never replaced.
 func (s *Store) save(v *Version) error {
 	if err := checkName(v.Secret); err != nil {
