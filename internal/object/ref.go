@@ -30,3 +30,9 @@ func RefOf(u *unstructured.Unstructured) Ref {
 	gv, _ := schema.ParseGroupVersion(u.GetAPIVersion())
 	return Ref{Group: gv.Group, Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 }
+
+// IsSecret reports whether u is a core v1 Secret, whose values Piceli never
+// prints, stores or logs.
+func IsSecret(u *unstructured.Unstructured) bool {
+	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
+}

@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // Digester computes keyed digests (HMAC-SHA256) so plans can compare secret
@@ -31,17 +33,12 @@ func (d Digester) bytes(data []byte) string {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
 
-// isSecret reports whether u is a core v1 Secret.
-func isSecret(u *unstructured.Unstructured) bool {
-	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
-}
-
 // Sealed returns a copy of a manifest in which every Secret value (data and
 // stringData) is replaced by the keyed digest of its decoded bytes, so the
 // same value digests alike in either field. Other objects are copied as is.
 func (d Digester) Sealed(u *unstructured.Unstructured) map[string]any {
 	c := u.DeepCopy()
-	if !isSecret(c) {
+	if !object.IsSecret(c) {
 		return c.Object
 	}
 	data := secretValues(c)

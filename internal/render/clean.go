@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // serverOwned are metadata fields the API server sets; a desired manifest
@@ -21,16 +23,11 @@ func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
 	return c
 }
 
-// IsSecret reports whether u is a core v1 Secret.
-func IsSecret(u *unstructured.Unstructured) bool {
-	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
-}
-
 // Redacted returns u, or for a Secret a copy without its values and with
 // its keys in SecretKeysAnnotation (merged with keys already listed there).
 // Every manifest Piceli prints or writes passes through it.
 func Redacted(u *unstructured.Unstructured) *unstructured.Unstructured {
-	if !IsSecret(u) {
+	if !object.IsSecret(u) {
 		return u
 	}
 	c := u.DeepCopy()

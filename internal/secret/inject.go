@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // AnnotationPrefix starts the pod-template annotation that carries a
@@ -22,17 +23,13 @@ const AnnotationPrefix = "secret.piceli.dev/"
 func Inject(objs []compose.Object, versions map[string]*Version, key []byte) {
 	for _, o := range objs {
 		u := o.Object
-		if v, ok := versions[u.GetName()]; ok && isSecret(u) {
+		if v, ok := versions[u.GetName()]; ok && object.IsSecret(u) {
 			setValues(u, v)
 		}
 		if spec := podSpec(u); spec != nil {
 			stamp(u, usedSecrets(spec), versions, key)
 		}
 	}
-}
-
-func isSecret(u *unstructured.Unstructured) bool {
-	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
 }
 
 func setValues(u *unstructured.Unstructured, v *Version) {
