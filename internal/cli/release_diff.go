@@ -14,8 +14,10 @@ func newDiffCmd() *cobra.Command {
 		Short: "Show what applying the release would change, storing nothing",
 		Long: `Show, field by field, what applying the release would change.
 
-Steps: the same as "piceli release plan" (render, connect, resolve, list,
-dry-run, compare), except that the plan is not stored.
+Steps:
+  1. render, connect, resolve kinds, list what exists, dry-run and compare,
+     as "piceli release plan" does
+  2. print the result; store nothing (no plan, no key, no secret version)
 
 With --exit-code the command exits 1 when anything would change, so scripts
 can detect drift.`,

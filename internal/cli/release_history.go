@@ -19,9 +19,12 @@ func newHistoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history --spec release.toml [-o json]",
 		Short: "List the release's revisions",
-		Long: `List every revision of the release: number, plan hash, run, source
-(apply or rollback), when it finished and how many objects it holds. Reads
-the state directory only.`,
+		Long: `List every revision of the release.
+
+Steps:
+  1. read the revisions in the state directory (no cluster is contacted)
+  2. print each one's number, plan hash, run, source (apply or rollback),
+     finish time and object count, or one JSON document with -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := spec.Load(specPath)
@@ -78,8 +81,15 @@ func newReleaseStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status --spec release.toml",
 		Short: "Show the release's latest run and revision",
-		Long:  "Show the latest run of the release (from its journal) and the latest revision. Reads the state directory only.",
-		Args:  cobra.NoArgs,
+		Long: `Show the release's latest revision and run.
+
+Steps:
+  1. read the latest revision from the state directory
+  2. replay the latest run's journal (read-only) and print its status, its
+     plan, how many waves are ready, and whether a resume has work to do
+
+No cluster is contacted.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := spec.Load(specPath)
 			if err != nil {

@@ -35,11 +35,15 @@ func newSecretShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show NAME --spec release.toml [--version N] [--reveal [--stdout]]",
 		Short: "Show a secret version's metadata; its values only when asked",
-		Long: `Show a version of a declared secret from the release's private store:
-its number, creation time, keys and where each value came from.
+		Long: `Show a version of a declared secret from the release's private store.
 
-Values are printed only with --reveal, and only to a terminal; to send them
-to a pipe or file, add --stdout as well. Reads the state directory only.`,
+Steps:
+  1. load the version (the latest, or --version N) from state_dir/secrets
+  2. print its number, creation time, keys and where each value came from
+  3. only with --reveal: print the values, to a terminal; to send them to a
+     pipe or file, add --stdout as well
+
+No cluster is contacted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := loadSecretVersion(f, args[0])

@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 func TestVersion(t *testing.T) {
@@ -24,11 +26,20 @@ func TestUnknownInputIsRefused(t *testing.T) {
 	}
 }
 
+// TestHelpListsSteps checks that every command that does something lists
+// its steps in its help.
 func TestHelpListsSteps(t *testing.T) {
-	for _, cmd := range []string{"render", "init"} {
-		res := run(t, cmd, "--help")
-		if res.code != 0 || !strings.Contains(res.stdout, "Steps:\n  1. ") {
-			t.Errorf("piceli %s --help does not list its steps:\n%s", cmd, res.stdout)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Runnable() && !sub.Hidden && sub.Name() != "help" && sub.Name() != "completion" {
+				res := run(t, append(strings.Fields(strings.TrimPrefix(sub.CommandPath(), "piceli ")), "--help")...)
+				if res.code != 0 || !strings.Contains(res.stdout, "Steps:\n  1. ") {
+					t.Errorf("%s --help does not list its steps:\n%s", sub.CommandPath(), res.stdout)
+				}
+			}
+			walk(sub)
 		}
 	}
+	walk(NewRoot())
 }
