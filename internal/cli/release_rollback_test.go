@@ -15,26 +15,11 @@ import (
 // for approval (exit 3 and the hash), and once approved restores its
 // objects; history then lists the two applies and the rollback.
 func TestRollbackRestoresPreviousRevision(t *testing.T) {
-	sb := sandboxtest.Cluster(t)
-	r := newRelease(t, sb, "", map[string]string{
-		"cm.yaml":     configMapYAML("settings", "mode", "fast"),
-		"deploy.yaml": deploymentYAML("web", 1, ""),
-	})
-	r.apply(t, r.plan(t))
-	r.setManifest(t, "cm.yaml", configMapYAML("settings", "mode", "slow"))
-	r.setManifest(t, "deploy.yaml", deploymentYAML("web", 2, ""))
-	r.apply(t, r.plan(t))
-	r.assertLive(t, "slow", 2)
-
-	propose := run(t, "release", "rollback", "--spec", r.spec)
-	m := regexp.MustCompile(`--to 1 --approve ([0-9a-f]{12})`).FindStringSubmatch(propose.stderr)
-	if propose.code != ExitApproval || m == nil {
-		t.Fatalf("rollback without --approve: exit %d, stderr:\n%s\nwant exit 3 and the hash to approve", propose.code, propose.stderr)
-	}
+	r, hash := proposeRollbackOfTwoRevisions(t)
 	r.assertLive(t, "slow", 2) // nothing applied yet
-	res := run(t, "release", "rollback", "--spec", r.spec, "--approve", m[1])
+	res := run(t, "release", "rollback", "--spec", r.spec, "--approve", hash)
 	if res.code != ExitOK {
-		t.Fatalf("rollback --approve %s: exit %d\n%s", m[1], res.code, res.stderr)
+		t.Fatalf("rollback --approve %s: exit %d\n%s", hash, res.code, res.stderr)
 	}
 	r.assertLive(t, "fast", 1)
 
@@ -53,6 +38,29 @@ func TestRollbackRestoresPreviousRevision(t *testing.T) {
 	if text := run(t, "release", "history", "--spec", r.spec); !regexp.MustCompile(`(?m)^3 .*rollback to 1`).MatchString(text.stdout) {
 		t.Errorf("history does not list revision 3 as the rollback:\n%s", text.stdout)
 	}
+}
+
+// proposeRollbackOfTwoRevisions applies two revisions of a small release
+// (mode fast with 1 replica, then slow with 2) and asks for the rollback to
+// revision 1, returning the hash to approve.
+func proposeRollbackOfTwoRevisions(t *testing.T) (*release, string) {
+	t.Helper()
+	sb := sandboxtest.Cluster(t)
+	r := newRelease(t, sb, "", map[string]string{
+		"cm.yaml":     configMapYAML("settings", "mode", "fast"),
+		"deploy.yaml": deploymentYAML("web", 1, ""),
+	})
+	r.apply(t, r.plan(t))
+	r.setManifest(t, "cm.yaml", configMapYAML("settings", "mode", "slow"))
+	r.setManifest(t, "deploy.yaml", deploymentYAML("web", 2, ""))
+	r.apply(t, r.plan(t))
+	r.assertLive(t, "slow", 2)
+	propose := run(t, "release", "rollback", "--spec", r.spec)
+	m := regexp.MustCompile(`--to 1 --approve ([0-9a-f]{12})`).FindStringSubmatch(propose.stderr)
+	if propose.code != ExitApproval || m == nil {
+		t.Fatalf("rollback without --approve: exit %d, stderr:\n%s\nwant exit 3 and the hash to approve", propose.code, propose.stderr)
+	}
+	return r, m[1]
 }
 
 // assertLive checks the ConfigMap's mode and the Deployment's replicas.
