@@ -341,13 +341,3 @@ func (r *release) gone(t *testing.T, s plan.Step) bool {
 	}
 	return u.GetDeletionTimestamp() != nil
 }
-
-// managedBy reports whether manager has an entry in u's managedFields.
-func managedBy(u *unstructured.Unstructured, manager string) bool {
-	for _, m := range u.GetManagedFields() {
-		if m.Manager == manager {
-			return true
-		}
-	}
-	return false
-}
