@@ -170,7 +170,7 @@ func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, err
 		return nil, err
 	}
 	e.progress().RunStarted(run, in.Plan)
-	if err := r.adopt(ctx, st); err != nil {
+	if err := r.restore(ctx, st); err != nil {
 		return r.finish(ctx, err)
 	}
 	if st.Compensating {

@@ -37,9 +37,9 @@ func (r *runner) append(recs ...journal.Record) error {
 	return nil
 }
 
-// adopt takes over a replayed state: applied steps are done, in-doubt ones
+// restore takes over a replayed state: applied steps are done, in-doubt ones
 // settled by reading the cluster.
-func (r *runner) adopt(ctx context.Context, st journal.State) error {
+func (r *runner) restore(ctx context.Context, st journal.State) error {
 	for i, s := range st.Steps {
 		if s.Status == journal.StepApplied {
 			r.done[i] = true

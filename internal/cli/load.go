@@ -15,12 +15,19 @@ type loaded struct {
 	Objects     []compose.Object // rendered, in apply order
 }
 
+// readSpec reads and validates a spec alone, for commands that read only
+// the state directory; a bad spec is refused.
+func readSpec(path string) (*spec.Spec, error) {
+	s, err := spec.Load(path)
+	return s, refused(err)
+}
+
 // loadSpec reads a spec, loads its composition and renders it. Every
 // failure here is bad input, refused before anything changes.
 func loadSpec(cmd *cobra.Command, path string) (*loaded, error) {
-	s, err := spec.Load(path)
+	s, err := readSpec(path)
 	if err != nil {
-		return nil, refused(err)
+		return nil, err
 	}
 	res, err := compose.Load(cmd.Context(), s, compose.Options{Log: cmd.ErrOrStderr()})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/plan"
-	"github.com/pynenc/piceli/internal/spec"
 )
 
 func newHistoryCmd() *cobra.Command {
@@ -27,9 +26,9 @@ Steps:
      finish time and object count, or one JSON document with -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := spec.Load(specPath)
+			s, err := readSpec(specPath)
 			if err != nil {
-				return refused(err)
+				return err
 			}
 			revs, err := history.List(s.Release.StateDir)
 			if err != nil {
@@ -91,9 +90,9 @@ Steps:
 No cluster is contacted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := spec.Load(specPath)
+			s, err := readSpec(specPath)
 			if err != nil {
-				return refused(err)
+				return err
 			}
 			return printReleaseStatus(cmd, s.Release.StateDir)
 		},

@@ -9,7 +9,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pynenc/piceli/internal/secret"
-	"github.com/pynenc/piceli/internal/spec"
 )
 
 func newSecretCmd() *cobra.Command {
@@ -65,9 +64,9 @@ No cluster is contacted.`,
 }
 
 func loadSecretVersion(f secretShowFlags, name string) (*secret.Version, error) {
-	s, err := spec.Load(f.spec)
+	s, err := readSpec(f.spec)
 	if err != nil {
-		return nil, refused(err)
+		return nil, err
 	}
 	store := secret.View(s.Release.StateDir)
 	if f.version > 0 {

@@ -6,7 +6,6 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/lock"
-	"github.com/pynenc/piceli/internal/spec"
 )
 
 func newStopCmd() *cobra.Command {
@@ -24,9 +23,9 @@ The run stops after its in-flight writes settle and ends "stopped" in its
 journal; "piceli release resume" continues it later.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := spec.Load(specPath)
+			s, err := readSpec(specPath)
 			if err != nil {
-				return refused(err)
+				return err
 			}
 			run, err := runningRun(s.Release.StateDir)
 			if err != nil {
