@@ -75,18 +75,32 @@ func runApproved(cmd *cobra.Command, f applyFlags, source string) error {
 	if err != nil {
 		return err
 	}
-	input := func(ctx context.Context) (apply.Input, error) { return approvedInput(ctx, pl, f, source) }
+	approved, err := loadApproved(pl, f.approve)
+	if err != nil {
+		return err
+	}
+	input := func(ctx context.Context) (apply.Input, error) { return approvedInput(ctx, pl, f, approved, source) }
 	return underLock(cmd, pl, f.output, apply.NewRunID(), input, (*apply.Engine).Apply)
 }
 
+// loadApproved loads the approved plan before anything is locked: a plan
+// file never changes, and an unknown hash or a blocked plan is refused
+// without touching the state directory.
+func loadApproved(pl *planned, hash string) (*plan.Plan, error) {
+	approved, _, err := plan.Load(pl.Spec.Release.StateDir, hash)
+	if err != nil {
+		return nil, refused(err)
+	}
+	if b := approved.Blocked(); len(b) > 0 {
+		return nil, refused(&apply.BlockedError{Reasons: b})
+	}
+	return approved, nil
+}
+
 // approvedInput plans again now and checks the approved plan against it.
-func approvedInput(ctx context.Context, pl *planned, f applyFlags, source string) (apply.Input, error) {
+func approvedInput(ctx context.Context, pl *planned, f applyFlags, approved *plan.Plan, source string) (apply.Input, error) {
 	if err := pl.makePlan(ctx, f.planFlags); err != nil {
 		return apply.Input{}, err
-	}
-	approved, _, err := plan.Load(pl.Spec.Release.StateDir, f.approve)
-	if err != nil {
-		return apply.Input{}, refused(err)
 	}
 	if err := apply.Approve(approved, pl.plan, nil); err != nil {
 		return apply.Input{}, refused(err)

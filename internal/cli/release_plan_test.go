@@ -89,3 +89,17 @@ func TestReleasePlanRefusesBeforeStoringAnything(t *testing.T) {
 		})
 	}
 }
+
+// An unknown plan hash is refused before anything is locked or written:
+// the state directory does not even come into existence.
+func TestApplyUnknownHashLeavesNoState(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	specPath := releaseDir(t, sb, sb.Context, map[string]string{"cm.yaml": configMap})
+	res := run(t, "release", "apply", "--spec", specPath, "--approve", "0123456789ab")
+	if res.code != ExitRefused || !strings.Contains(res.stderr, "no such plan") {
+		t.Fatalf("apply --approve of an unknown hash: exit %d, stderr:\n%s\nwant exit 2 and no such plan", res.code, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(specPath), ".piceli-release")); !os.IsNotExist(err) {
+		t.Errorf("a refused apply created the state directory (stat: %v)", err)
+	}
+}

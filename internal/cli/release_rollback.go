@@ -43,7 +43,11 @@ Steps:
 				return proposeRollback(cmd, pl, f, to)
 			}
 			source := apply.RollbackSource(to)
-			input := func(ctx context.Context) (apply.Input, error) { return approvedInput(ctx, pl, f, source) }
+			approved, err := loadApproved(pl, f.approve)
+			if err != nil {
+				return err
+			}
+			input := func(ctx context.Context) (apply.Input, error) { return approvedInput(ctx, pl, f, approved, source) }
 			return underLock(cmd, pl, f.output, apply.NewRunID(), input, (*apply.Engine).Apply)
 		},
 	}
