@@ -13,6 +13,7 @@ import (
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/secret"
 )
@@ -139,7 +140,7 @@ func (r *runner) undoRecorded(ctx context.Context, i int, prev map[object.Ref]*u
 			rec.Result = journal.ResultFailed
 		}
 	}
-	r.e.progress().Note("undo " + ref.String() + ": " + string(rec.Result))
+	r.e.emit(progress.Event{Kind: progress.Compensating, Ref: ref.String(), Result: string(rec.Result), Error: rec.Error})
 	if jerr := r.append(rec); jerr != nil {
 		return "", jerr
 	}

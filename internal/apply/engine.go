@@ -12,6 +12,7 @@ import (
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/progress"
 )
 
 // ErrStopped is returned when a run ended on a stop request; it can be
@@ -37,7 +38,7 @@ type Options struct {
 type Engine struct {
 	Client   *kube.Client
 	StateDir string
-	Progress Progress // nil means silent
+	Events   progress.Sink // receives what the run does; nil drops it
 	Options  Options
 }
 
@@ -83,15 +84,22 @@ func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, erro
 		return nil, err
 	}
 	r.fp.hit(FailAfterRunStarted)
-	e.progress().RunStarted(run, in.Plan)
+	e.runStarted(run, in.Plan)
 	return r.finish(ctx, r.execute(ctx, 0))
 }
 
-func (e *Engine) progress() Progress {
-	if e.Progress == nil {
-		return silent{}
+func (e *Engine) emit(ev progress.Event) { e.Events.Emit(ev) }
+
+func (e *Engine) runStarted(run string, p *plan.Plan) {
+	e.emit(progress.Event{Kind: progress.RunStarted, Run: run, Plan: p.Hash, Summary: plan.Summary(p), Waves: len(p.Waves)})
+}
+
+func (e *Engine) runFinished(res *Result, err error) {
+	ev := progress.Event{Kind: progress.RunFinished, Run: res.Run, Status: string(res.Status), Revision: res.Revision}
+	if err != nil {
+		ev.Error = err.Error()
 	}
-	return e.Progress
+	e.emit(ev)
 }
 
 func (e *Engine) newRun(run string, in Input, w *journal.Writer) *runner {
@@ -143,7 +151,7 @@ func (r *runner) finish(ctx context.Context, err error) (*Result, error) {
 		}
 	}
 	clearStop(r.e.StateDir, r.run)
-	r.e.progress().RunEnded(r.run, string(res.Status), err)
+	r.e.runFinished(res, err)
 	return res, err
 }
 
@@ -159,7 +167,7 @@ func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, err
 	}
 	defer w.Close()
 	if tail != nil {
-		e.progress().Note(fmt.Sprintf("journal: repaired a torn last record (%s)", tail))
+		e.emit(progress.Event{Kind: progress.Note, Message: fmt.Sprintf("journal: repaired a torn last record (%s)", tail)})
 	}
 	st, err := resumable(recs, in.Plan.Hash)
 	if err != nil {
@@ -169,14 +177,15 @@ func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, err
 	if err := r.append(journal.Record{Type: journal.Resumed, Run: run, Holder: e.Options.Holder}); err != nil {
 		return nil, err
 	}
-	e.progress().RunStarted(run, in.Plan)
+	e.runStarted(run, in.Plan)
 	if err := r.restore(ctx, st); err != nil {
 		return r.finish(ctx, err)
 	}
 	if st.Compensating {
 		err := r.resumeCompensation(ctx, st)
-		r.e.progress().RunEnded(run, string(journal.StatusCompensated), err)
-		return &Result{Run: run, Status: journal.StatusCompensated}, err
+		res := &Result{Run: run, Status: journal.StatusCompensated}
+		e.runFinished(res, err)
+		return res, err
 	}
 	return r.finish(ctx, r.execute(ctx, st.WavesReady))
 }

@@ -2,11 +2,14 @@ package apply
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/readiness"
 )
 
@@ -15,7 +18,7 @@ import (
 // Established make the client forget its discovery cache, so later waves
 // resolve the new kinds.
 func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
-	targets, crds := r.readyTargets(nodes)
+	targets, refs, crds := r.readyTargets(nodes)
 	if len(targets) == 0 {
 		return nil
 	}
@@ -24,7 +27,7 @@ func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
 	stopped := r.watchStop(wctx, cancel)
 	_, err := readiness.Wait(wctx, r.e.Client.Dynamic, targets, readiness.WaitOptions{
 		Timeout: r.opts.ReadyTimeout,
-		OnPoll:  func(p []readiness.Target) { r.e.progress().Waiting(n, names(p)) },
+		OnPoll:  func(p []readiness.Target) { r.e.emit(waiting(n, len(targets), p, refs)) },
 	})
 	if stopped() {
 		return ErrStopped
@@ -35,8 +38,11 @@ func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
 	return err
 }
 
-func (r *runner) readyTargets(nodes []int) ([]readiness.Target, bool) {
+// readyTargets lists what a wave waits for, with the object reference of
+// each target.
+func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Target]object.Ref, bool) {
 	var out []readiness.Target
+	refs := map[readiness.Target]object.Ref{}
 	crds := false
 	for _, i := range nodes {
 		s := r.in.Plan.Steps[i]
@@ -44,10 +50,11 @@ func (r *runner) readyTargets(nodes []int) ([]readiness.Target, bool) {
 			continue
 		}
 		gv, _ := schema.ParseGroupVersion(s.APIVersion)
-		out = append(out, readiness.Target{GVR: gv.WithResource(s.Resource), Namespace: s.Ref.Namespace, Name: s.Ref.Name})
+		t := readiness.Target{GVR: gv.WithResource(s.Resource), Namespace: s.Ref.Namespace, Name: s.Ref.Name}
+		out, refs[t] = append(out, t), s.Ref
 		crds = crds || s.Ref.Kind == "CustomResourceDefinition"
 	}
-	return out, crds
+	return out, refs, crds
 }
 
 // watchStop cancels a wait when a stop is requested; the returned function
@@ -80,10 +87,36 @@ func (r *runner) watchStop(ctx context.Context, cancel context.CancelFunc) func(
 	}
 }
 
-func names(ts []readiness.Target) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.GVR.Resource + "/" + t.Name
+// waiting is the event of one readiness poll: how many of the wave's
+// targets are pending, the first few names, and their kind when they share
+// one.
+func waiting(wave, total int, pending []readiness.Target, refs map[readiness.Target]object.Ref) progress.Event {
+	ev := progress.Event{Kind: progress.Waiting, Wave: wave, Pending: len(pending), Total: total, What: "objects"}
+	kinds := map[string]bool{}
+	for k, t := range pending {
+		ref := refs[t]
+		kinds[ref.Kind] = true
+		if k < progress.MaxNames {
+			ev.Names = append(ev.Names, ref.Name)
+		}
 	}
-	return out
+	if len(kinds) == 1 {
+		for kind := range kinds {
+			ev.What = plural(kind, len(pending))
+		}
+	}
+	return ev
+}
+
+// plural names n objects of kind: "Deployment", "Deployments", "Ingresses".
+func plural(kind string, n int) string {
+	switch {
+	case n == 1:
+		return kind
+	case strings.HasSuffix(kind, "s"), strings.HasSuffix(kind, "x"):
+		return kind + "es"
+	case strings.HasSuffix(kind, "y"):
+		return kind[:len(kind)-1] + "ies"
+	}
+	return kind + "s"
 }

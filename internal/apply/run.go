@@ -11,6 +11,7 @@ import (
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/progress"
 )
 
 // runner is one run in progress. It owns the journal writer and the set of
@@ -65,7 +66,7 @@ func (r *runner) settle(ctx context.Context, i int) error {
 		rec.Result, rec.UID, rec.ResourceVersion = journal.ResultApplied, w.UID, w.ResourceVersion
 		r.done[i], r.written[i] = true, w
 	}
-	r.e.progress().Note(fmt.Sprintf("settled %s: %s", t.step.Ref, rec.Result))
+	r.e.emit(progress.Event{Kind: progress.Settled, Ref: t.step.Ref.String(), Action: string(t.step.Action), Result: string(rec.Result)})
 	return r.append(rec)
 }
 
@@ -85,8 +86,8 @@ func (r *runner) execute(ctx context.Context, from int) error {
 // wave writes one wave's pending steps, waits for readiness and journals it.
 func (r *runner) wave(ctx context.Context, n int) error {
 	w := r.in.Plan.Waves[n]
-	r.e.progress().WaveStarted(n, w)
-	if err := r.writeAll(ctx, r.pending(w.Nodes)); err != nil {
+	r.e.emit(progress.Event{Kind: progress.WaveStarted, Wave: n, Waves: len(r.in.Plan.Waves), Stage: string(w.Stage), Objects: len(w.Nodes)})
+	if err := r.writeAll(ctx, n, r.pending(w.Nodes)); err != nil {
 		return err
 	}
 	if err := r.ready(ctx, n, w.Nodes); err != nil {
@@ -97,6 +98,7 @@ func (r *runner) wave(ctx context.Context, n int) error {
 		return err
 	}
 	r.fp.hit(FailAfterWaveReady)
+	r.e.emit(progress.Event{Kind: progress.WaveReady, Wave: n, Waves: len(r.in.Plan.Waves), Objects: len(w.Nodes)})
 	if r.opts.AfterWave != nil {
 		return r.opts.AfterWave(ctx, n)
 	}
@@ -116,7 +118,7 @@ func (r *runner) pending(nodes []int) []int {
 
 // writeAll journals the intents of steps in one group commit, then writes
 // them in parallel; each outcome is journaled as it arrives.
-func (r *runner) writeAll(ctx context.Context, steps []int) error {
+func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	if len(steps) == 0 {
 		return nil
 	}
@@ -132,14 +134,15 @@ func (r *runner) writeAll(ctx context.Context, steps []int) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Parallel)
 	for _, i := range steps {
-		g.Go(func() error { return r.writeStep(gctx, i) })
+		g.Go(func() error { return r.writeStep(gctx, wave, i) })
 	}
 	return g.Wait()
 }
 
 // writeStep performs one step and journals its outcome.
-func (r *runner) writeStep(ctx context.Context, i int) error {
+func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 	t := r.targetOf(i)
+	r.e.emit(progress.Event{Kind: progress.StepStarted, Wave: wave, Ref: t.step.Ref.String(), Action: string(t.step.Action)})
 	w, err := t.write(ctx, r.in.Fresh[t.step.Ref])
 	r.fp.hit(FailAfterWrite)
 	rec := journal.Record{Type: journal.Outcome, Step: i, Ref: &t.step.Ref, Result: journal.ResultApplied, UID: w.UID, ResourceVersion: w.ResourceVersion}
@@ -151,7 +154,7 @@ func (r *runner) writeStep(ctx context.Context, i int) error {
 		return jerr
 	}
 	r.fp.hit(FailAfterOutcome)
-	r.e.progress().StepFinished(t.step, err)
+	r.e.emit(stepFinished(wave, t.step, rec))
 	if err == nil {
 		r.mu.Lock()
 		r.done[i], r.written[i] = true, w
@@ -174,4 +177,8 @@ func (r *runner) revision() (int, error) {
 		return 0, fmt.Errorf("record revision: %w", err)
 	}
 	return n, nil
+}
+
+func stepFinished(wave int, s plan.Step, rec journal.Record) progress.Event {
+	return progress.Event{Kind: progress.StepFinished, Wave: wave, Ref: s.Ref.String(), Action: string(s.Action), Result: string(rec.Result), Error: rec.Error}
 }

@@ -10,110 +10,88 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pynenc/piceli/internal/apply"
-	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/progress"
 )
 
-// newProgress returns the engine's progress printer: plain lines for
+// newProgress returns the renderer of a run's events: plain lines for
 // people on stderr, or JSON lines on stdout with -o json.
-func newProgress(cmd *cobra.Command, output string) apply.Progress {
+func newProgress(cmd *cobra.Command, output string) progress.Sink {
 	if output == "json" {
-		return &jsonProgress{w: cmd.OutOrStdout()}
+		return jsonLines(cmd.OutOrStdout())
 	}
-	return &textProgress{w: cmd.ErrOrStderr()}
+	return (&plainLines{w: cmd.ErrOrStderr()}).emit
 }
 
-// textProgress prints one line per event. Waiting lines are repeated at
-// most every 5 seconds.
-type textProgress struct {
+// jsonLines writes one JSON object per event ("schema": "piceli.progress/v1").
+func jsonLines(w io.Writer) progress.Sink {
+	var mu sync.Mutex
+	enc := json.NewEncoder(w)
+	return func(e progress.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		enc.Encode(struct {
+			Schema string `json:"schema"`
+			progress.Event
+		}{"piceli.progress/v1", e})
+	}
+}
+
+// plainLines prints one line per event. Waiting lines are repeated at most
+// every 5 seconds.
+type plainLines struct {
 	mu     sync.Mutex
 	w      io.Writer
-	waves  int
 	lastWt time.Time
 }
 
-func (p *textProgress) line(format string, args ...any) {
+func (p *plainLines) emit(e progress.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, format+"\n", args...)
-}
-
-func (p *textProgress) RunStarted(run string, pl *plan.Plan) {
-	p.waves = len(pl.Waves)
-	p.line("run %s: plan %s, %s", run, plan.ShortHash(pl.Hash), plan.Summary(pl))
-}
-
-func (p *textProgress) WaveStarted(n int, w graph.Wave) {
-	p.line("wave %d/%d: %s (%d objects)", n+1, p.waves, w.Stage, len(w.Nodes))
-}
-
-func (p *textProgress) StepFinished(s plan.Step, err error) {
-	if err != nil {
-		p.line("  failed  %s %s: %v", s.Action, s.Ref, err)
-		return
+	if line := p.line(e); line != "" {
+		fmt.Fprintln(p.w, line)
 	}
-	p.line("  done    %s %s", s.Action, s.Ref)
 }
 
-func (p *textProgress) Waiting(n int, pending []string) {
-	p.mu.Lock()
-	due := time.Since(p.lastWt) > 5*time.Second
-	if due {
+func (p *plainLines) line(e progress.Event) string {
+	switch e.Kind {
+	case progress.RunStarted:
+		return fmt.Sprintf("run %s: plan %s, %s", e.Run, plan.ShortHash(e.Plan), e.Summary)
+	case progress.WaveStarted:
+		return fmt.Sprintf("wave %d/%d: %s (%d objects)", e.Wave+1, e.Waves, e.Stage, e.Objects)
+	case progress.StepFinished:
+		if e.Error != "" {
+			return fmt.Sprintf("  failed  %s %s: %s", e.Action, e.Ref, e.Error)
+		}
+		return fmt.Sprintf("  done    %s %s", e.Action, e.Ref)
+	case progress.Waiting:
+		if time.Since(p.lastWt) < 5*time.Second {
+			return ""
+		}
 		p.lastWt = time.Now()
+		return "  " + waitingText(e)
+	case progress.Settled:
+		return fmt.Sprintf("  settled %s: %s", e.Ref, e.Result)
+	case progress.Compensating:
+		return fmt.Sprintf("  undo %s: %s", e.Ref, e.Result)
+	case progress.Note:
+		return "  " + e.Message
+	case progress.RunFinished:
+		return fmt.Sprintf("run %s %s", e.Run, e.Status)
 	}
-	p.mu.Unlock()
-	if due && len(pending) > 0 {
-		p.line("  waiting for readiness: %s", strings.Join(pending, ", "))
+	return ""
+}
+
+// waitingText says how many objects a wave still waits for and names the
+// first few: "waiting for 62 of 100 Deployments: d-00039, d-00099, … (+59)".
+func waitingText(e progress.Event) string {
+	s := fmt.Sprintf("waiting for %d of %d %s", e.Pending, e.Total, e.What)
+	if len(e.Names) == 0 {
+		return s
 	}
-}
-
-func (p *textProgress) Note(msg string) { p.line("  %s", msg) }
-
-func (p *textProgress) RunEnded(run, status string, err error) {
-	p.line("run %s %s", run, status)
-}
-
-// jsonProgress writes one JSON object per event ("schema":
-// "piceli.progress/v1").
-type jsonProgress struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (p *jsonProgress) emit(event string, fields map[string]any) {
-	fields["schema"], fields["event"] = "piceli.progress/v1", event
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	json.NewEncoder(p.w).Encode(fields)
-}
-
-func (p *jsonProgress) RunStarted(run string, pl *plan.Plan) {
-	p.emit("run-started", map[string]any{"run": run, "plan": pl.Hash})
-}
-
-func (p *jsonProgress) WaveStarted(n int, w graph.Wave) {
-	p.emit("wave-started", map[string]any{"wave": n, "stage": w.Stage, "objects": len(w.Nodes)})
-}
-
-func (p *jsonProgress) StepFinished(s plan.Step, err error) {
-	f := map[string]any{"ref": s.Ref.String(), "action": s.Action}
-	if err != nil {
-		f["error"] = err.Error()
+	s += ": " + strings.Join(e.Names, ", ")
+	if more := e.Pending - len(e.Names); more > 0 {
+		s += fmt.Sprintf(", … (+%d)", more)
 	}
-	p.emit("step-finished", f)
-}
-
-func (p *jsonProgress) Waiting(n int, pending []string) {
-	p.emit("waiting", map[string]any{"wave": n, "pending": pending})
-}
-
-func (p *jsonProgress) Note(msg string) { p.emit("note", map[string]any{"message": msg}) }
-
-func (p *jsonProgress) RunEnded(run, status string, err error) {
-	f := map[string]any{"run": run, "status": status}
-	if err != nil {
-		f["error"] = err.Error()
-	}
-	p.emit("run-ended", f)
+	return s
 }

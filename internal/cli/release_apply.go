@@ -136,7 +136,7 @@ func underLock(cmd *cobra.Command, pl *planned, output, run string, input func(c
 		return err
 	}
 	r := pl.Spec.Release
-	e := &apply.Engine{Client: pl.client, StateDir: r.StateDir, Progress: newProgress(cmd, output), Options: apply.Options{
+	e := &apply.Engine{Client: pl.client, StateDir: r.StateDir, Events: newProgress(cmd, output), Options: apply.Options{
 		Holder: rl.holder.String(), AfterWave: rl.ensureLease,
 		Compensate: r.OnFailure == spec.OnFailureCompensate, ReadyTimeout: r.ReadyTimeout,
 	}}
