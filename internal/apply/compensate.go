@@ -13,8 +13,8 @@ import (
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/secret"
 )
 
