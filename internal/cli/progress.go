@@ -14,13 +14,14 @@ import (
 	"github.com/pynenc/piceli/internal/progress"
 )
 
-// newProgress returns the renderer of a run's events: plain lines for
-// people on stderr, or JSON lines on stdout with -o json.
-func newProgress(cmd *cobra.Command, output string) progress.Sink {
+// newProgress returns the renderer of a run's events, plain lines for
+// people on stderr or JSON lines on stdout with -o json, and a function to
+// call once after the run, which flushes the display.
+func newProgress(cmd *cobra.Command, output string) (progress.Sink, func()) {
 	if output == "json" {
-		return jsonLines(cmd.OutOrStdout())
+		return jsonLines(cmd.OutOrStdout()), func() {}
 	}
-	return (&plainLines{w: cmd.ErrOrStderr()}).emit
+	return (&plainLines{w: cmd.ErrOrStderr()}).emit, func() {}
 }
 
 // jsonLines writes one JSON object per event ("schema": "piceli.progress/v1").

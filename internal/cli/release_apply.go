@@ -136,11 +136,13 @@ func underLock(cmd *cobra.Command, pl *planned, output, run string, input func(c
 		return err
 	}
 	r := pl.Spec.Release
-	e := &apply.Engine{Client: pl.client, StateDir: r.StateDir, Events: newProgress(cmd, output), Options: apply.Options{
+	events, done := newProgress(cmd, output)
+	e := &apply.Engine{Client: pl.client, StateDir: r.StateDir, Events: events, Options: apply.Options{
 		Holder: rl.holder.String(), AfterWave: rl.ensureLease,
 		Compensate: r.OnFailure == spec.OnFailureCompensate, ReadyTimeout: r.ReadyTimeout,
 	}}
 	res, err := start(e, ctx, run, in)
+	done()
 	if err == nil {
 		err = pruneSecrets(r.StateDir)
 	}
