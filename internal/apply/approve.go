@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 )
@@ -61,10 +60,10 @@ func subset(p *plan.Plan, only map[object.Ref]bool) *plan.Plan {
 
 // NewInput assembles an engine input from an approved plan, the rendered
 // objects and a fresh plan's observations.
-func NewInput(approved, fresh *plan.Plan, rendered []compose.Object, key []byte, source string) Input {
+func NewInput(approved, fresh *plan.Plan, rendered []*unstructured.Unstructured, key []byte, source string) Input {
 	in := Input{Plan: approved, Desired: map[object.Ref]*unstructured.Unstructured{}, Fresh: map[object.Ref]string{}, Key: key, Source: source}
 	for _, o := range rendered {
-		in.Desired[object.RefOf(o.Object)] = o.Object
+		in.Desired[object.RefOf(o)] = o
 	}
 	for _, s := range fresh.Steps {
 		in.Fresh[s.Ref] = s.Observed.ResourceVersion

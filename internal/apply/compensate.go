@@ -9,13 +9,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
-	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/progress"
-	"github.com/pynenc/piceli/internal/secret"
 )
 
 // errLeft marks an undo that was skipped on purpose; its message says why.
@@ -181,30 +178,10 @@ func undoUpdate(ctx context.Context, t *target, w written, prev map[object.Ref]*
 	return err
 }
 
-// previousObjects returns the objects of the release's latest revision, the
-// state a compensation restores. Declared Secrets get the store version that
-// revision used; a Secret whose earlier values are not kept is left out, so
-// its undo is reported instead of half done.
+// previousObjects returns what a compensation restores updated objects to.
 func (r *runner) previousObjects() (map[object.Ref]*unstructured.Unstructured, error) {
-	revs, err := history.List(r.e.StateDir)
-	if err != nil || len(revs) == 0 {
-		return map[object.Ref]*unstructured.Unstructured{}, err
+	if r.in.Previous == nil {
+		return map[object.Ref]*unstructured.Unstructured{}, nil
 	}
-	rev := &revs[len(revs)-1]
-	store := secret.View(r.e.StateDir)
-	out := map[object.Ref]*unstructured.Unstructured{}
-	for _, o := range rev.Objects {
-		u := &unstructured.Unstructured{Object: o.Manifest}
-		if o.Ref.Kind == "Secret" && o.Ref.Group == "" {
-			versions := map[string]*secret.Version{}
-			if u, err = revisionSecret(rev, o, r.in.Desired[o.Ref], r.dig, store, versions); err != nil {
-				continue
-			}
-			objs := []compose.Object{{Object: u.DeepCopy()}}
-			secret.Inject(objs, versions, r.dig.Key)
-			u = objs[0].Object
-		}
-		out[o.Ref] = u
-	}
-	return out, nil
+	return r.in.Previous()
 }

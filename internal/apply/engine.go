@@ -31,6 +31,10 @@ type Options struct {
 	// Compensate undoes the run's completed steps when it fails, instead of
 	// stopping it for a resume.
 	Compensate bool
+	// Stop, when closed, stops the run after its in-flight writes, as a
+	// RequestStop from another process does (the first Ctrl-C). Nil never
+	// fires.
+	Stop <-chan struct{}
 }
 
 // Engine runs approved plans against one cluster. The caller holds the
@@ -57,6 +61,11 @@ type Input struct {
 	// Secrets maps declared secrets to the store versions Desired holds,
 	// recorded in the revision.
 	Secrets map[string]int
+	// Previous returns the objects of the release's latest revision, Secret
+	// values included: what a compensation restores updated objects to. It
+	// is called only when a run compensates; nil means there is no earlier
+	// state, and updated objects are reported, not restored.
+	Previous func() (map[object.Ref]*unstructured.Unstructured, error)
 }
 
 // Result says how a run ended.

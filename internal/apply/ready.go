@@ -69,7 +69,7 @@ func (r *runner) watchStop(ctx context.Context, cancel context.CancelFunc) func(
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				if stopRequested(r.e.StateDir, r.run) {
+				if r.stopRequested() {
 					close(hit)
 					cancel()
 					return

@@ -70,10 +70,21 @@ func (r *runner) settle(ctx context.Context, i int) error {
 	return r.append(rec)
 }
 
+// stopRequested reports whether the run was asked to stop: by Stop from
+// another process (a request file) or through Options.Stop.
+func (r *runner) stopRequested() bool {
+	select {
+	case <-r.opts.Stop:
+		return true
+	default:
+	}
+	return stopRequested(r.e.StateDir, r.run)
+}
+
 // execute runs the waves from the first not yet ready.
 func (r *runner) execute(ctx context.Context, from int) error {
 	for n := from; n < len(r.in.Plan.Waves); n++ {
-		if stopRequested(r.e.StateDir, r.run) {
+		if r.stopRequested() {
 			return ErrStopped
 		}
 		if err := r.wave(ctx, n); err != nil {

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/pynenc/piceli/release"
 )
 
 // Exit codes shared by every command.
@@ -36,14 +38,21 @@ func refusedf(format string, args ...any) error {
 	return refused(fmt.Errorf(format, args...))
 }
 
-// exitCode maps an error returned by a command to the process exit code.
+// exitCode maps an error returned by a command to the process exit code:
+// an ExitError says its own; the release package's refusals (bad input, a
+// stale plan, a held lock) are ExitRefused and a plan awaiting approval is
+// ExitApproval; anything else ran and did not succeed.
 func exitCode(err error) int {
-	if err == nil {
-		return ExitOK
-	}
 	var ee *ExitError
-	if errors.As(err, &ee) {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
 		return ee.Code
+	case release.IsRefused(err):
+		return ExitRefused
+	case errors.As(err, new(*release.ApprovalRequiredError)):
+		return ExitApproval
 	}
 	return ExitFailed
 }

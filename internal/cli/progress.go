@@ -78,6 +78,9 @@ func (p *plainLines) line(e progress.Event) string {
 	case progress.Note:
 		return "  " + e.Message
 	case progress.RunFinished:
+		if e.Revision > 0 {
+			return fmt.Sprintf("run %s finished: revision %d", e.Run, e.Revision)
+		}
 		return fmt.Sprintf("run %s %s", e.Run, e.Status)
 	}
 	return ""

@@ -110,8 +110,8 @@ func (p *proc) wait(t *testing.T, d time.Duration) string {
 	return fmt.Sprintf("exit %d", ws.ExitStatus())
 }
 
-// release is a YAML release in a fresh sandbox namespace.
-type release struct {
+// testRelease is a YAML release in a fresh sandbox namespace.
+type testRelease struct {
 	sb       *sandboxtest.Sandbox
 	ns       string
 	name     string // the release's name
@@ -121,10 +121,10 @@ type release struct {
 
 // newRelease writes a release named demo targeting a fresh namespace:
 // manifests by file name, and extra lines for its [release] table.
-func newRelease(t *testing.T, sb *sandboxtest.Sandbox, extra string, manifests map[string]string) *release {
+func newRelease(t *testing.T, sb *sandboxtest.Sandbox, extra string, manifests map[string]string) *testRelease {
 	t.Helper()
 	dir := t.TempDir()
-	r := &release{sb: sb, ns: sb.Namespace(t), name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
+	r := &testRelease{sb: sb, ns: sb.Namespace(t), name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
 	files := map[string]string{"release.toml": fmt.Sprintf("[target]\nkubeconfig = %q\ncontext = %q\nnamespace = %q\n\n[release]\nname = \"demo\"\ncomposition = \"manifests\"\n%s", sb.Kubeconfig, sb.Context, r.ns, extra)}
 	for name, body := range manifests {
 		files["manifests/"+name] = body
@@ -134,7 +134,7 @@ func newRelease(t *testing.T, sb *sandboxtest.Sandbox, extra string, manifests m
 }
 
 // setManifest replaces one manifest of the release.
-func (r *release) setManifest(t *testing.T, name, body string) {
+func (r *testRelease) setManifest(t *testing.T, name, body string) {
 	t.Helper()
 	writeFiles(t, filepath.Dir(r.spec), map[string]string{"manifests/" + name: body})
 }
@@ -182,7 +182,7 @@ spec:
 }
 
 // plan runs "release plan -o json" and returns the stored plan.
-func (r *release) plan(t *testing.T) *plan.Plan {
+func (r *testRelease) plan(t *testing.T) *plan.Plan {
 	t.Helper()
 	res := run(t, "release", "plan", "--spec", r.spec, "-o", "json")
 	if res.code != ExitOK {
@@ -196,7 +196,7 @@ func (r *release) plan(t *testing.T) *plan.Plan {
 }
 
 // apply runs "release apply --approve" for p in-process and wants exit 0.
-func (r *release) apply(t *testing.T, p *plan.Plan) result {
+func (r *testRelease) apply(t *testing.T, p *plan.Plan) result {
 	t.Helper()
 	res := run(t, "release", "apply", "--spec", r.spec, "--approve", p.Hash)
 	if res.code != ExitOK {
@@ -206,7 +206,7 @@ func (r *release) apply(t *testing.T, p *plan.Plan) result {
 }
 
 // latestRun returns the release's latest run and its replayed journal.
-func (r *release) latestRun(t *testing.T) (string, journal.State) {
+func (r *testRelease) latestRun(t *testing.T) (string, journal.State) {
 	t.Helper()
 	id, err := apply.LatestRun(r.stateDir)
 	if err != nil {
@@ -220,7 +220,7 @@ func (r *release) latestRun(t *testing.T) (string, journal.State) {
 }
 
 // waitForJournal polls the run's journal until ok holds for its state.
-func (r *release) waitForJournal(t *testing.T, what string, ok func(journal.State) bool) string {
+func (r *testRelease) waitForJournal(t *testing.T, what string, ok func(journal.State) bool) string {
 	t.Helper()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -262,7 +262,7 @@ func writes(t *testing.T, stateDir, run string) map[int]int {
 // assertFinished checks that the release's latest run finished with every
 // step of p applied exactly once, a revision recorded, every declared
 // object present and no undeclared object of the release left.
-func (r *release) assertFinished(t *testing.T, p *plan.Plan) {
+func (r *testRelease) assertFinished(t *testing.T, p *plan.Plan) {
 	t.Helper()
 	id, st := r.latestRun(t)
 	if st.Status != journal.StatusFinished || st.Plan != p.Hash {
@@ -287,7 +287,7 @@ func (r *release) assertFinished(t *testing.T, p *plan.Plan) {
 
 // assertDeclared checks that every object p declares exists and that no
 // object labelled with the release, of a kind p declares, is undeclared.
-func (r *release) assertDeclared(t *testing.T, p *plan.Plan) {
+func (r *testRelease) assertDeclared(t *testing.T, p *plan.Plan) {
 	t.Helper()
 	declared := map[string]bool{}
 	kinds := map[schema.GroupVersionResource]bool{}
@@ -320,7 +320,7 @@ func stepGVR(s plan.Step) schema.GroupVersionResource {
 }
 
 // get reads the live object of a step.
-func (r *release) get(t *testing.T, s plan.Step) (*unstructured.Unstructured, error) {
+func (r *testRelease) get(t *testing.T, s plan.Step) (*unstructured.Unstructured, error) {
 	t.Helper()
 	res := r.sb.Dynamic.Resource(stepGVR(s))
 	if s.Ref.Namespace != "" {
@@ -330,7 +330,7 @@ func (r *release) get(t *testing.T, s plan.Step) (*unstructured.Unstructured, er
 }
 
 // gone reports whether a step's object is deleted or being deleted.
-func (r *release) gone(t *testing.T, s plan.Step) bool {
+func (r *testRelease) gone(t *testing.T, s plan.Step) bool {
 	t.Helper()
 	u, err := r.get(t, s)
 	if apierrors.IsNotFound(err) {

@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pynenc/piceli/internal/apply"
-	"github.com/pynenc/piceli/internal/plan"
-	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/release"
 )
 
 // applyFlags are the flags of apply, resume and rollback.
@@ -38,13 +35,13 @@ Steps:
   6. record the run as the release's next revision
 
 An interrupted run continues with "piceli release resume"; "piceli release
-stop" ends one cleanly from another terminal.`,
+stop" ends one cleanly from another terminal. The first Ctrl-C stops the run
+the same way; a second one abandons its in-flight writes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.approve == "" {
-				return planForApproval(cmd, f.planFlags)
-			}
-			return runApproved(cmd, f, apply.SourceApply)
+			return runRelease(cmd, f, func(r *release.Release, opts release.RunOptions) (*release.Result, error) {
+				return r.Apply(cmd.Context(), f.approve, opts)
+			})
 		},
 	}
 	f.register(cmd)
@@ -52,116 +49,51 @@ stop" ends one cleanly from another terminal.`,
 	return cmd
 }
 
-// planForApproval plans and stores like "release plan", then asks for
-// approval with exit code 3.
-func planForApproval(cmd *cobra.Command, f planFlags) error {
-	pl, err := makePlan(cmd, f)
+// runRelease opens the release with a progress renderer, runs it with the
+// first Ctrl-C as a clean stop, and reports how the run ended.
+func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, release.RunOptions) (*release.Result, error)) error {
+	events, done := newProgress(cmd, f.output)
+	r, err := f.open(cmd, release.Options{Events: events})
 	if err != nil {
 		return err
 	}
-	if err := storeUnblocked(pl); err != nil {
-		return err
-	}
-	if err := printPlan(cmd, f.output, pl.plan); err != nil {
-		return err
-	}
-	return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run again with --approve %s", plan.ShortHash(pl.plan.Hash))}
-}
-
-// runApproved locks the release, checks the approved plan against a fresh
-// one and runs the engine.
-func runApproved(cmd *cobra.Command, f applyFlags, source string) error {
-	pl, err := openTarget(cmd, f.planFlags)
-	if err != nil {
-		return err
-	}
-	approved, err := loadApproved(pl, f.approve)
-	if err != nil {
-		return err
-	}
-	input := func(ctx context.Context) (apply.Input, error) { return approvedInput(ctx, pl, f, approved, source) }
-	return underLock(cmd, pl, f.output, apply.NewRunID(), input, (*apply.Engine).Apply)
-}
-
-// loadApproved loads the approved plan before anything is locked: a plan
-// file never changes, and an unknown hash or a blocked plan is refused
-// without touching the state directory.
-func loadApproved(pl *planned, hash string) (*plan.Plan, error) {
-	approved, _, err := plan.Load(pl.Spec.Release.StateDir, hash)
-	if err != nil {
-		return nil, refused(err)
-	}
-	if b := approved.Blocked(); len(b) > 0 {
-		return nil, refused(&apply.BlockedError{Reasons: b})
-	}
-	return approved, nil
-}
-
-// approvedInput plans again now and checks the approved plan against it.
-func approvedInput(ctx context.Context, pl *planned, f applyFlags, approved *plan.Plan, source string) (apply.Input, error) {
-	if err := pl.makePlan(ctx, f.planFlags); err != nil {
-		return apply.Input{}, err
-	}
-	if err := apply.Approve(approved, pl.plan, nil); err != nil {
-		return apply.Input{}, refused(err)
-	}
-	in := apply.NewInput(approved, pl.plan, pl.Objects, pl.key, source)
-	in.Secrets = pl.secretVersions()
-	return in, nil
-}
-
-// engineRun starts or resumes a run: (*apply.Engine).Apply or Resume.
-type engineRun func(e *apply.Engine, ctx context.Context, run string, in apply.Input) (*apply.Result, error)
-
-// underLock takes the release's file lock, checks with input what run is
-// to do, then takes the cluster Lease and runs it with an engine that
-// prints progress; it reports how the run ended. The Lease comes after the
-// check so that a refusal writes nothing to the cluster; the file lock
-// already keeps other applies of this state directory out, and the
-// engine's writes are conditional on what the check read.
-func underLock(cmd *cobra.Command, pl *planned, output, run string, input func(context.Context) (apply.Input, error), start engineRun) error {
-	rl, ctx, err := lockRelease(cmd, pl.client, pl.loaded, run)
-	if err != nil {
-		return err
-	}
-	defer rl.unlock(cmd.Context())
-	in, err := input(ctx)
-	if err != nil {
-		return err
-	}
-	if err := pl.saveSecrets(); err != nil {
-		return err
-	}
-	if err := rl.ensureLease(ctx, 0); err != nil {
-		return err
-	}
-	r := pl.Spec.Release
-	events, done := newProgress(cmd, output)
-	e := &apply.Engine{Client: pl.client, StateDir: r.StateDir, Events: events, Options: apply.Options{
-		Holder: rl.holder.String(), AfterWave: rl.ensureLease,
-		Compensate: r.OnFailure == spec.OnFailureCompensate, ReadyTimeout: r.ReadyTimeout,
-	}}
-	res, err := start(e, ctx, run, in)
+	opts := release.RunOptions{AllowReplace: f.allowReplace, Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr())}
+	res, err := run(r, opts)
 	done()
-	if err == nil {
-		err = pruneSecrets(r.StateDir)
-	}
-	return reportRun(cmd, res, err)
+	return reportRun(cmd, f.output, res, err)
 }
 
-// reportRun prints how a run ended and maps it to an exit code.
-func reportRun(cmd *cobra.Command, res *apply.Result, err error) error {
+// reportRun maps how a run ended to an exit code and says what to do next;
+// the progress display has already printed the run's end.
+func reportRun(cmd *cobra.Command, output string, _ *release.Result, err error) error {
+	var (
+		approval *release.ApprovalRequiredError
+		failed   *release.RunFailedError
+	)
 	switch {
 	case err == nil:
-		cmd.PrintErrf("run %s finished: revision %d\n", res.Run, res.Revision)
 		return nil
-	case errors.As(err, new(*apply.CompensatedError)):
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed: %w", res.Run, err)}
-	case errors.Is(err, apply.ErrStopped):
-		cmd.PrintErrf("run %s stopped; continue it with: piceli release resume\n", res.Run)
-		return &ExitError{Code: ExitFailed, Err: err}
-	case res != nil:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed (resume it with: piceli release resume): %w", res.Run, err)}
+	case errors.As(err, &approval):
+		return askApproval(cmd, output, approval)
+	case errors.As(err, &failed) && failed.Result.Status == "stopped":
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s stopped; continue it with: piceli release resume", failed.Result.Run)}
+	case errors.As(err, &failed) && failed.Resumable():
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed (resume it with: piceli release resume): %w", failed.Result.Run, failed.Err)}
+	case errors.As(err, &failed):
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed: %w", failed.Result.Run, failed.Err)}
 	}
-	return err // refused before the run started
+	return err
+}
+
+// askApproval prints a plan that needs approval and ends with exit code 3
+// (1 when the plan is blocked and can never be approved).
+func askApproval(cmd *cobra.Command, output string, a *release.ApprovalRequiredError) error {
+	if err := printPlan(cmd, output, a.Plan); err != nil {
+		return err
+	}
+	next := fmt.Sprintf("run again with --approve %s", release.ShortHash(a.Plan.Hash))
+	if a.Rollback > 0 {
+		next = fmt.Sprintf("run: piceli release rollback --to %d --approve %s", a.Rollback, release.ShortHash(a.Plan.Hash))
+	}
+	return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; %s", next)}
 }

@@ -63,7 +63,7 @@ func TestSecondApplyRefusedUntilHolderDies(t *testing.T) {
 
 // copyRelease copies a release's directory, its stored plans and key
 // included, as a second operator with the same files would have it.
-func copyRelease(t *testing.T, r *release) *release {
+func copyRelease(t *testing.T, r *testRelease) *testRelease {
 	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Dir(r.spec)

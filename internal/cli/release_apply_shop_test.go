@@ -63,7 +63,7 @@ func TestApplyShopEndToEnd(t *testing.T) {
 
 // shopRelease copies examples/shop's spec to target a fresh namespace,
 // with its composition read from the checkout.
-func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *release {
+func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *testRelease {
 	t.Helper()
 	example := filepath.Join(repoRoot(t), "examples", "shop")
 	data, err := os.ReadFile(filepath.Join(example, "release.toml"))
@@ -71,7 +71,7 @@ func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *release {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r := &release{sb: sb, ns: sb.Namespace(t), name: "shop", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
+	r := &testRelease{sb: sb, ns: sb.Namespace(t), name: "shop", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
 	s := string(data)
 	for re, repl := range map[string]string{
 		`(?m)^kubeconfig = .*$`:  "kubeconfig = " + quote(sb.Kubeconfig),

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pynenc/piceli/release"
 )
 
 func newDiffCmd() *cobra.Command {
@@ -23,11 +25,14 @@ With --exit-code the command exits 1 when anything would change, so scripts
 can detect drift.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pl, err := makePlan(cmd, f)
+			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
 			}
-			p := pl.plan
+			p, err := r.Diff(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace})
+			if err != nil {
+				return err
+			}
 			if err := printPlan(cmd, f.output, p); err != nil {
 				return err
 			}

@@ -8,13 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pynenc/piceli/internal/apply"
-	"github.com/pynenc/piceli/internal/history"
-	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/release"
 )
 
 func newHistoryCmd() *cobra.Command {
-	var specPath, output string
+	var f specFlag
+	var output string
 	cmd := &cobra.Command{
 		Use:   "history --spec release.toml [-o json]",
 		Short: "List the release's revisions",
@@ -26,37 +25,27 @@ Steps:
      finish time and object count, or one JSON document with -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := readSpec(specPath)
+			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
 			}
-			revs, err := history.List(s.Release.StateDir)
+			revs, err := r.History(cmd.Context(), release.HistoryOptions{})
 			if err != nil {
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.history/v1", "revisions": summaries(revs)})
+				return writeJSON(cmd, map[string]any{"schema": "piceli.history/v1", "revisions": revs})
 			}
 			printHistory(cmd, revs)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&specPath, "spec", "release.toml", "release spec file")
+	f.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
 }
 
-// summaries drops the objects of each revision for listing.
-func summaries(revs []history.Revision) []history.Revision {
-	out := make([]history.Revision, len(revs))
-	for i, r := range revs {
-		r.Objects = nil
-		out[i] = r
-	}
-	return out
-}
-
-func printHistory(cmd *cobra.Command, revs []history.Revision) {
+func printHistory(cmd *cobra.Command, revs []release.Revision) {
 	if len(revs) == 0 {
 		cmd.Println("no revisions yet")
 		return
@@ -64,7 +53,7 @@ func printHistory(cmd *cobra.Command, revs []history.Revision) {
 	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REVISION\tPLAN\tRUN\tSOURCE\tFINISHED\tOBJECTS")
 	for _, r := range revs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\n", r.Number, plan.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), len(r.Objects))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\n", r.Number, release.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), r.ObjectCount)
 	}
 	tw.Flush()
 }
@@ -76,9 +65,10 @@ func writeJSON(cmd *cobra.Command, v any) error {
 }
 
 func newReleaseStatusCmd() *cobra.Command {
-	var specPath string
+	var f specFlag
+	var output string
 	cmd := &cobra.Command{
-		Use:   "status --spec release.toml",
+		Use:   "status --spec release.toml [-o json]",
 		Short: "Show the release's latest run and revision",
 		Long: `Show the release's latest revision and run.
 
@@ -90,41 +80,40 @@ Steps:
 No cluster is contacted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := readSpec(specPath)
+			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
 			}
-			return printReleaseStatus(cmd, s.Release.StateDir)
+			st, err := r.Status(cmd.Context(), release.StatusOptions{})
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, map[string]any{"schema": "piceli.release-status/v1", "latest": st.Latest, "run": st.Run})
+			}
+			printReleaseStatus(cmd, st)
+			return nil
 		},
 	}
-	cmd.Flags().StringVar(&specPath, "spec", "release.toml", "release spec file")
+	f.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
 }
 
-func printReleaseStatus(cmd *cobra.Command, stateDir string) error {
-	revs, err := history.List(stateDir)
-	if err != nil {
-		return err
+func printReleaseStatus(cmd *cobra.Command, st *release.Status) {
+	if r := st.Latest; r != nil {
+		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, release.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
 	}
-	if len(revs) > 0 {
-		r := revs[len(revs)-1]
-		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, plan.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
-	}
-	run, err := apply.LatestRun(stateDir)
-	if err != nil {
+	run := st.Run
+	if run == nil {
 		cmd.Println("no runs yet")
-		return nil
+		return
 	}
-	st, tail, err := apply.Inspect(stateDir, run)
-	if err != nil {
-		return err
+	cmd.Printf("latest run %s: %s (plan %s, %d waves ready)\n", run.ID, run.Status, release.ShortHash(run.Plan), run.WavesReady)
+	if run.TornTail != "" {
+		cmd.Printf("its journal ends in a torn record (%s); resume repairs it\n", run.TornTail)
 	}
-	cmd.Printf("latest run %s: %s (plan %s, %d waves ready)\n", run, st.Status, plan.ShortHash(st.Plan), st.WavesReady)
-	if tail != nil {
-		cmd.Printf("its journal ends in a torn record (%s); resume repairs it\n", tail)
+	if run.InDoubt > 0 {
+		cmd.Printf("%d step(s) in doubt; resume settles them by reading the cluster\n", run.InDoubt)
 	}
-	if n := len(st.InDoubt()); n > 0 {
-		cmd.Printf("%d step(s) in doubt; resume settles them by reading the cluster\n", n)
-	}
-	return nil
 }

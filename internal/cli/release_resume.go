@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
-	"github.com/pynenc/piceli/internal/apply"
-	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/release"
 )
 
 func newResumeCmd() *cobra.Command {
@@ -28,58 +25,11 @@ Steps:
 No step is written twice.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pl, err := connectTarget(cmd, f.planFlags)
-			if err != nil {
-				return err
-			}
-			run, source, err := runToResume(cmd.Context(), pl)
-			if err != nil {
-				return err
-			}
-			input := func(ctx context.Context) (apply.Input, error) { return resumeInput(ctx, pl, f, run, source) }
-			return underLock(cmd, pl, f.output, run, input, (*apply.Engine).Resume)
+			return runRelease(cmd, f, func(r *release.Release, opts release.RunOptions) (*release.Result, error) {
+				return r.Resume(cmd.Context(), opts)
+			})
 		},
 	}
-	f.register(cmd)
+	f.planFlags.register(cmd)
 	return cmd
-}
-
-// runToResume finds the latest run and gives pl the objects it applies:
-// the composition's, or for a rollback run its revision's.
-func runToResume(ctx context.Context, pl *planned) (string, string, error) {
-	run, err := apply.LatestRun(pl.Spec.Release.StateDir)
-	if err != nil {
-		return "", "", refused(err)
-	}
-	source, err := apply.RunSource(pl.Spec.Release.StateDir, run)
-	if err != nil {
-		return "", "", err
-	}
-	if n, ok := apply.RollbackOf(source); ok {
-		_, err = rollbackObjects(pl, n)
-		return run, source, refused(err)
-	}
-	return run, source, pl.resolveSecrets(ctx)
-}
-
-// resumeInput loads the run's plan and checks its untouched steps against
-// a fresh plan.
-func resumeInput(ctx context.Context, pl *planned, f applyFlags, run, source string) (apply.Input, error) {
-	st, _, err := apply.Inspect(pl.Spec.Release.StateDir, run)
-	if err != nil {
-		return apply.Input{}, refused(err)
-	}
-	approved, _, err := plan.Load(pl.Spec.Release.StateDir, st.Plan)
-	if err != nil {
-		return apply.Input{}, refused(err)
-	}
-	if err := pl.makePlan(ctx, f.planFlags); err != nil {
-		return apply.Input{}, err
-	}
-	if err := apply.Approve(approved, pl.plan, apply.Untouched(approved, st)); err != nil {
-		return apply.Input{}, refused(err)
-	}
-	in := apply.NewInput(approved, pl.plan, pl.Objects, pl.key, source)
-	in.Secrets = pl.secretVersions()
-	return in, nil
 }

@@ -65,7 +65,7 @@ func TestResumeRepairsTornJournalRefusesCorrupt(t *testing.T) {
 
 // interruptedRun applies the small release in a subprocess killed after
 // its second outcome, and returns the run's journal path.
-func interruptedRun(t *testing.T, sb *sandboxtest.Sandbox) (*release, *plan.Plan, string) {
+func interruptedRun(t *testing.T, sb *sandboxtest.Sandbox) (*testRelease, *plan.Plan, string) {
 	t.Helper()
 	r := newRelease(t, sb, "", smallManifests())
 	p := r.plan(t)

@@ -43,7 +43,7 @@ func TestRollbackRestoresPreviousRevision(t *testing.T) {
 // proposeRollbackOfTwoRevisions applies two revisions of a small release
 // (mode fast with 1 replica, then slow with 2) and asks for the rollback to
 // revision 1, returning the hash to approve.
-func proposeRollbackOfTwoRevisions(t *testing.T) (*release, string) {
+func proposeRollbackOfTwoRevisions(t *testing.T) (*testRelease, string) {
 	t.Helper()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", map[string]string{
@@ -64,7 +64,7 @@ func proposeRollbackOfTwoRevisions(t *testing.T) (*release, string) {
 }
 
 // assertLive checks the ConfigMap's mode and the Deployment's replicas.
-func (r *release) assertLive(t *testing.T, mode string, replicas int32) {
+func (r *testRelease) assertLive(t *testing.T, mode string, replicas int32) {
 	t.Helper()
 	cm, err := r.sb.Clientset.CoreV1().ConfigMaps(r.ns).Get(t.Context(), "settings", metav1.GetOptions{})
 	if err != nil {

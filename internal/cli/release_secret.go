@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/pynenc/piceli/internal/secret"
+	"github.com/pynenc/piceli/release"
 )
 
 func newSecretCmd() *cobra.Command {
@@ -23,7 +23,7 @@ func newSecretCmd() *cobra.Command {
 
 // secretShowFlags are the flags of "release secret show".
 type secretShowFlags struct {
-	spec     string
+	specFlag
 	version  int
 	reveal   bool
 	toStdout bool
@@ -45,49 +45,34 @@ Steps:
 No cluster is contacted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := loadSecretVersion(f, args[0])
+			v, err := loadSecretVersion(cmd, f, args[0])
 			if err != nil {
 				return err
 			}
-			cmd.Println(secret.Show(v))
+			cmd.Println(v)
 			if !f.reveal {
 				return nil
 			}
 			return reveal(cmd, v, f.toStdout)
 		},
 	}
-	cmd.Flags().StringVar(&f.spec, "spec", "release.toml", "release spec file")
+	f.register(cmd)
 	cmd.Flags().IntVar(&f.version, "version", 0, "version to show (default: the latest)")
 	cmd.Flags().BoolVar(&f.reveal, "reveal", false, "print the values too (to a terminal only, unless --stdout)")
 	cmd.Flags().BoolVar(&f.toStdout, "stdout", false, "with --reveal, print values even when stdout is not a terminal")
 	return cmd
 }
 
-func loadSecretVersion(f secretShowFlags, name string) (*secret.Version, error) {
-	s, err := readSpec(f.spec)
+func loadSecretVersion(cmd *cobra.Command, f secretShowFlags, name string) (*release.SecretVersion, error) {
+	r, err := f.open(cmd, release.Options{})
 	if err != nil {
 		return nil, err
 	}
-	store := secret.View(s.Release.StateDir)
-	if f.version > 0 {
-		v, err := store.Load(name, f.version)
-		if err != nil {
-			return nil, refused(err)
-		}
-		return v, nil
-	}
-	v, err := store.Latest(name)
-	switch {
-	case err != nil:
-		return nil, refused(err)
-	case v == nil:
-		return nil, refusedf("secret %q has no versions in %s (plan the release first)", name, s.Release.StateDir)
-	}
-	return v, nil
+	return r.SecretVersion(cmd.Context(), name, f.version)
 }
 
 // reveal prints the values, refusing a non-terminal stdout unless asked.
-func reveal(cmd *cobra.Command, v *secret.Version, toStdout bool) error {
+func reveal(cmd *cobra.Command, v *release.SecretVersion, toStdout bool) error {
 	out, isFile := cmd.OutOrStdout().(*os.File)
 	if !toStdout && !(isFile && term.IsTerminal(int(out.Fd()))) {
 		return refusedf("stdout is not a terminal: add --stdout to print secret values to it")

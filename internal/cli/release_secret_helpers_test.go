@@ -40,7 +40,7 @@ type goComposition struct {
 
 // secretRelease is a Go composition release in a fresh sandbox namespace.
 type secretRelease struct {
-	*release
+	*testRelease
 	dir string // the release directory: release.toml, infra.go, secret/
 }
 
@@ -50,7 +50,7 @@ type secretRelease struct {
 func newSecretRelease(t *testing.T, sb *sandboxtest.Sandbox, extra string, keys []secretKey, more goComposition) *secretRelease {
 	t.Helper()
 	dir := t.TempDir()
-	r := &secretRelease{dir: dir, release: &release{sb: sb, ns: sb.Namespace(t), name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}}
+	r := &secretRelease{dir: dir, testRelease: &testRelease{sb: sb, ns: sb.Namespace(t), name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}}
 	piceliModule(t, dir, "example.com/demo")
 	writeFiles(t, dir, map[string]string{"infra.go": secretInfra(keys, more)})
 	r.setBroken(t, false, extra)

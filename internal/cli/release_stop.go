@@ -3,13 +3,11 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/pynenc/piceli/internal/apply"
-	"github.com/pynenc/piceli/internal/journal"
-	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/release"
 )
 
 func newStopCmd() *cobra.Command {
-	var specPath string
+	var f specFlag
 	cmd := &cobra.Command{
 		Use:   "stop --spec release.toml",
 		Short: "Ask the release's running apply to stop cleanly",
@@ -23,37 +21,18 @@ The run stops after its in-flight writes settle and ends "stopped" in its
 journal; "piceli release resume" continues it later.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := readSpec(specPath)
+			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
 			}
-			run, err := runningRun(s.Release.StateDir)
+			run, err := r.Stop(cmd.Context(), release.StopOptions{})
 			if err != nil {
-				return err
-			}
-			if err := apply.RequestStop(s.Release.StateDir, run, lock.CurrentHolder("").String()); err != nil {
 				return err
 			}
 			cmd.Printf("stop requested for run %s; it stops after its in-flight writes settle\n", run)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&specPath, "spec", "release.toml", "release spec file")
+	f.register(cmd)
 	return cmd
-}
-
-// runningRun returns the latest run when its journal says it is running.
-func runningRun(stateDir string) (string, error) {
-	run, err := apply.LatestRun(stateDir)
-	if err != nil {
-		return "", refused(err)
-	}
-	st, _, err := apply.Inspect(stateDir, run)
-	if err != nil {
-		return "", refused(err)
-	}
-	if st.Status != journal.StatusRunning {
-		return "", refusedf("run %s is not running (it ended %s)", run, st.Status)
-	}
-	return run, nil
 }

@@ -4,10 +4,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/internal/render"
+	"github.com/pynenc/piceli/release"
 )
 
 func newRenderCmd() *cobra.Command {
-	var specPath, out, format string
+	var sf specFlag
+	var out, format string
 	cmd := &cobra.Command{
 		Use:   "render --spec release.toml [-o yaml|json] [--out DIR]",
 		Short: "Render manifests without a cluster",
@@ -28,14 +30,18 @@ Render never contacts a cluster, and the same inputs give byte-identical output.
 			if err != nil {
 				return refused(err)
 			}
-			loaded, err := loadSpec(cmd, specPath)
+			r, err := sf.open(cmd, release.Options{})
+			if err != nil {
+				return err
+			}
+			objs, err := r.Render(cmd.Context(), release.RenderOptions{})
 			if err != nil {
 				return err
 			}
 			if out == "" {
-				return render.Write(cmd.OutOrStdout(), render.Manifests(loaded.Objects), f)
+				return render.Write(cmd.OutOrStdout(), objs, f)
 			}
-			names, err := render.WriteDir(out, render.Manifests(loaded.Objects), f)
+			names, err := render.WriteDir(out, objs, f)
 			if err != nil {
 				return err
 			}
@@ -43,7 +49,7 @@ Render never contacts a cluster, and the same inputs give byte-identical output.
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&specPath, "spec", "release.toml", "release spec file")
+	sf.register(cmd)
 	cmd.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml or json")
 	cmd.Flags().StringVar(&out, "out", "", "write one file per object into this directory")
 	return cmd

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 )
@@ -40,6 +41,7 @@ type Options struct {
 type Client struct {
 	Config      *rest.Config
 	Dynamic     dynamic.Interface
+	Clientset   kubernetes.Interface               // typed client, for Leases and Secret reads
 	Discovery   discovery.CachedDiscoveryInterface // cached in memory for the client's life
 	Mapper      *restmapper.DeferredDiscoveryRESTMapper
 	Server      string // the API server URL, for "using server … context …" lines
@@ -89,10 +91,15 @@ func newClient(cfg *rest.Config, contextName string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build discovery client: %w", err)
 	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build clientset: %w", err)
+	}
 	cached := memory.NewMemCacheClientWithContext(dc)
 	return &Client{
 		Config:      cfg,
 		Dynamic:     dyn,
+		Clientset:   cs,
 		Discovery:   cached.(discovery.CachedDiscoveryInterface),
 		Mapper:      restmapper.NewDeferredDiscoveryRESTMapperWithContext(cached),
 		Server:      cfg.Host,

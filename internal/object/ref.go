@@ -36,3 +36,6 @@ func RefOf(u *unstructured.Unstructured) Ref {
 func IsSecret(u *unstructured.Unstructured) bool {
 	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
 }
+
+// IsSecretRef reports whether ref names a core v1 Secret.
+func IsSecretRef(ref Ref) bool { return ref.Group == "" && ref.Kind == "Secret" }

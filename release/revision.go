@@ -1,4 +1,4 @@
-package apply
+package release
 
 import (
 	"fmt"
@@ -12,29 +12,17 @@ import (
 	"github.com/pynenc/piceli/internal/secret"
 )
 
-// RollbackTarget returns the revision a rollback goes back to: to, or when
-// to is 0 the one before the latest.
-func RollbackTarget(stateDir string, to int) (*history.Revision, error) {
-	if to > 0 {
-		return history.Load(stateDir, to)
-	}
-	revs, err := history.List(stateDir)
-	if err != nil {
-		return nil, err
-	}
-	if len(revs) < 2 {
-		return nil, fmt.Errorf("rollback needs an earlier revision: the release has %d", len(revs))
-	}
-	return &revs[len(revs)-2], nil
-}
-
-// RevisionObjects turns a revision back into desired objects for a plan.
-// A revision keeps Secret values only as keyed digests: a declared secret
+// revisionObjects turns a revision back into desired objects, values of
+// Secrets included: the one place that rebuilds a revision's Secrets, for a
+// rollback plan and for the state a compensation restores.
+//
+// A revision keeps Secret values only as keyed digests. A declared secret
 // gets the store version the revision used; a Secret the composition gave
-// literally is taken from the current composition when it digests the
-// same, and is an error naming it otherwise. The secret versions used are
-// returned with the objects.
-func RevisionObjects(rev *history.Revision, current []compose.Object, dig plan.Digester, store *secret.Store) ([]compose.Object, map[string]*secret.Version, error) {
+// literally is taken from current (the composition now) when it digests the
+// same, and is an error naming it otherwise. The versions used are returned
+// with the objects.
+func revisionObjects(rev *history.Revision, current []compose.Object, key []byte, store *secret.Store) ([]compose.Object, map[string]*secret.Version, error) {
+	dig := plan.Digester{Key: key}
 	now := map[object.Ref]*unstructured.Unstructured{}
 	for _, o := range current {
 		now[object.RefOf(o.Object)] = o.Object
@@ -44,7 +32,7 @@ func RevisionObjects(rev *history.Revision, current []compose.Object, dig plan.D
 	versions := map[string]*secret.Version{}
 	for _, o := range rev.Objects {
 		u := &unstructured.Unstructured{Object: o.Manifest}
-		if o.Ref.Kind == "Secret" && o.Ref.Group == "" {
+		if object.IsSecretRef(o.Ref) {
 			var err error
 			if u, err = revisionSecret(rev, o, now[o.Ref], dig, store, versions); err != nil {
 				return nil, nil, fmt.Errorf("%s of %s: %w", o.Ref, origin, err)
@@ -52,7 +40,7 @@ func RevisionObjects(rev *history.Revision, current []compose.Object, dig plan.D
 		}
 		out = append(out, compose.Object{Origin: origin, Object: u.DeepCopy()})
 	}
-	secret.Inject(out, versions, dig.Key)
+	secret.Inject(out, versions, key)
 	return out, versions, nil
 }
 
@@ -70,4 +58,26 @@ func revisionSecret(rev *history.Revision, o history.Object, cur *unstructured.U
 		return nil, fmt.Errorf("it had other values than the composition has now, and literal secret values are not kept, so it cannot be rolled back")
 	}
 	return cur, nil
+}
+
+// previousObjects returns the objects of the release's latest revision, the
+// state a compensation restores, keyed by reference. A Secret whose earlier
+// values are not kept is left out, so its undo is reported instead of half
+// done.
+func (s *session) previousObjects() (map[object.Ref]*unstructured.Unstructured, error) {
+	rev, err := history.Latest(s.r.StateDir())
+	if err != nil || rev == nil {
+		return map[object.Ref]*unstructured.Unstructured{}, err
+	}
+	out := map[object.Ref]*unstructured.Unstructured{}
+	store := secret.View(s.r.StateDir())
+	for _, o := range rev.Objects {
+		one := &history.Revision{Number: rev.Number, Secrets: rev.Secrets, Objects: []history.Object{o}}
+		objs, _, err := revisionObjects(one, s.objects, s.key, store)
+		if err != nil {
+			continue // a Secret whose values are gone: its undo is reported
+		}
+		out[o.Ref] = objs[0].Object
+	}
+	return out, nil
 }

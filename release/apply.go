@@ -1,0 +1,51 @@
+package release
+
+import (
+	"context"
+
+	"github.com/pynenc/piceli/internal/apply"
+)
+
+// Apply runs exactly the stored plan whose hash (or its first 12 hex
+// digits) is approve. Under the release's file lock it plans again and
+// refuses with a *StaleError, before any write, when the composition now
+// renders differently, the target differs or the cluster changed in a field
+// the plan touches; then it takes the release's Lease and runs the plan
+// wave by wave with readiness in between, journaling every write. A run
+// that finishes becomes the release's next revision, and the state
+// directory's retention rule is applied.
+//
+// With an empty approve, Apply plans and stores like Plan and returns an
+// *ApprovalRequiredError holding the plan; nothing is applied. A run that
+// starts and does not finish returns a *RunFailedError with its Result.
+func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*Result, error) {
+	if approve == "" {
+		p, err := r.Plan(ctx, PlanOptions{AllowReplace: opts.AllowReplace})
+		if err != nil {
+			return nil, err
+		}
+		return nil, &ApprovalRequiredError{Plan: p}
+	}
+	return r.applyApproved(ctx, approve, opts, (*session).resolveSecrets)
+}
+
+// applyApproved runs the approved plan as a new run; prepare gives the
+// session its objects (the composition's secrets resolved, or a revision's)
+// and its source.
+func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOptions, prepare func(*session, context.Context) error) (*Result, error) {
+	s, err := r.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepare(s, ctx); err != nil {
+		return nil, err
+	}
+	approved, err := r.loadApproved(hash)
+	if err != nil {
+		return nil, err
+	}
+	rs := runSpec{run: apply.NewRunID(), start: (*apply.Engine).Apply, input: func(ctx context.Context) (apply.Input, error) {
+		return s.approvedInput(ctx, approved, opts.AllowReplace, nil)
+	}}
+	return s.execute(ctx, rs, opts)
+}

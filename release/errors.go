@@ -1,0 +1,108 @@
+package release
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/internal/graph"
+	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/internal/plan"
+)
+
+// RefusedError is bad input refused before any change: a spec, composition
+// or secret source that cannot be used, an unknown plan, an unusable
+// target, an object the server refuses. Neither the cluster nor the state
+// directory changed. Err says what and where.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// StaleError refuses an approved plan that no longer matches the
+// composition or the cluster; nothing was written. Plan again and approve
+// the new hash.
+type StaleError struct {
+	Hash    string   // the approved plan
+	Reasons []string // what changed, one line each
+	err     error
+}
+
+func (e *StaleError) Error() string { return e.err.Error() }
+func (e *StaleError) Unwrap() error { return e.err }
+
+// LockHeldError refuses a write because another run holds the release (its
+// file lock or its Lease); nothing was written. Err names the holder.
+type LockHeldError struct{ Err error }
+
+func (e *LockHeldError) Error() string { return e.Err.Error() }
+func (e *LockHeldError) Unwrap() error { return e.Err }
+
+// ApprovalRequiredError is returned by Apply and Rollback without an
+// approved hash: the plan was made and stored (unless blocked), and nothing
+// was applied. Approve Plan.Hash to run it.
+type ApprovalRequiredError struct {
+	Plan *Plan
+	// Rollback is the revision a rollback plan goes back to; 0 for Apply.
+	Rollback int
+}
+
+func (e *ApprovalRequiredError) Error() string {
+	return fmt.Sprintf("approval required: nothing was applied; approve plan %s", plan.ShortHash(e.Plan.Hash))
+}
+
+// RunFailedError is a run that started and did not finish: it failed (and
+// can be resumed), was stopped (and can be resumed), or failed and undid
+// its completed steps (Result.Status "compensated"). Result says which.
+type RunFailedError struct {
+	Result *Result
+	Err    error
+}
+
+func (e *RunFailedError) Error() string {
+	return fmt.Sprintf("run %s %s: %v", e.Result.Run, e.Result.Status, e.Err)
+}
+func (e *RunFailedError) Unwrap() error { return e.Err }
+
+// Resumable reports whether Resume can continue the run.
+func (e *RunFailedError) Resumable() bool { return e.Result.Status != "compensated" }
+
+// IsRefused reports whether err refused the request before any change: a
+// *RefusedError, *StaleError or *LockHeldError.
+func IsRefused(err error) bool {
+	return errors.As(err, new(*RefusedError)) || errors.As(err, new(*StaleError)) || errors.As(err, new(*LockHeldError))
+}
+
+// refuse marks err as bad input.
+func refuse(err error) error {
+	if err == nil || IsRefused(err) {
+		return err
+	}
+	return &RefusedError{Err: err}
+}
+
+func refusef(format string, args ...any) error { return refuse(fmt.Errorf(format, args...)) }
+
+// classify marks errors that mean bad input (an unusable target, an
+// unresolvable object, a dependency cycle, an object the server refuses, a
+// stale or blocked plan, a held lock) with their type, and leaves the rest.
+func classify(err error) error {
+	var (
+		cycle   *graph.CycleError
+		stale   *apply.StaleError
+		blocked *apply.BlockedError
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &stale):
+		return &StaleError{Hash: stale.Hash, Reasons: stale.Reasons, err: err}
+	case errors.Is(err, lock.ErrHeld):
+		return &LockHeldError{Err: err}
+	case errors.Is(err, kube.ErrTarget), errors.Is(err, kube.ErrUnresolved), errors.As(err, &cycle),
+		errors.Is(err, plan.ErrRefused), errors.As(err, &blocked):
+		return refuse(err)
+	}
+	return err
+}

@@ -1,0 +1,28 @@
+package release
+
+import "github.com/pynenc/piceli/internal/progress"
+
+// Event is one thing a run did, for a progress display; Kind says which
+// fields are set. Events carry references, actions and counts, never object
+// contents, so no Secret value reaches them.
+type (
+	Event     = progress.Event
+	EventKind = progress.Kind
+)
+
+// The kinds of event, in the order a run meets them.
+const (
+	RunStarted   = progress.RunStarted   // Run, Plan, Summary, Waves
+	WaveStarted  = progress.WaveStarted  // Wave, Waves, Stage, Objects
+	StepStarted  = progress.StepStarted  // Wave, Ref, Action
+	StepFinished = progress.StepFinished // Wave, Ref, Action, Result, Error
+	Waiting      = progress.Waiting      // Wave, Pending of Total, Names, What
+	WaveReady    = progress.WaveReady    // Wave, Waves, Objects
+	Settled      = progress.Settled      // Ref, Result: an in-doubt step read back
+	Compensating = progress.Compensating // Ref, Result: a completed step undone
+	Note         = progress.Note         // Message
+	RunFinished  = progress.RunFinished  // Run, Status, Revision, Error
+)
+
+// MaxNames bounds the names a Waiting event carries.
+const MaxNames = progress.MaxNames

@@ -1,0 +1,45 @@
+package release
+
+import "context"
+
+// PlanOptions tune Plan and Diff. The zero value is valid.
+type PlanOptions struct {
+	// AllowReplace plans delete-and-create for immutable field changes
+	// instead of refusing them.
+	AllowReplace bool
+}
+
+// Plan renders the composition, resolves its declared secrets, discovers
+// and dry-runs every object against the target cluster and stores the plan
+// under the state directory, with the new secret versions it uses. A plan
+// with blocked steps (conflicts, refused replaces) is returned but not
+// stored: check Plan.Blocked. Nothing is written to the cluster.
+func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*Plan, error) {
+	s, err := r.planned(ctx, opts.AllowReplace)
+	if err != nil {
+		return nil, err
+	}
+	return s.plan, s.store()
+}
+
+// Diff is Plan without storing anything: no plan, no digest key, no secret
+// version. Use Plan.Changed to detect drift.
+func (r *Release) Diff(ctx context.Context, opts PlanOptions) (*Plan, error) {
+	s, err := r.planned(ctx, opts.AllowReplace)
+	if err != nil {
+		return nil, err
+	}
+	return s.plan, nil
+}
+
+// planned opens a session, resolves its secrets and plans.
+func (r *Release) planned(ctx context.Context, allowReplace bool) (*session, error) {
+	s, err := r.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.resolveSecrets(ctx); err != nil {
+		return nil, err
+	}
+	return s, s.makePlan(ctx, allowReplace)
+}

@@ -1,0 +1,90 @@
+package release
+
+import (
+	"io"
+	"time"
+
+	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/progress"
+	"github.com/pynenc/piceli/internal/spec"
+)
+
+// Plan is a stored, target-bound plan: what applying the release would
+// change, step by step, with the hash that approves it.
+type Plan = plan.Plan
+
+// Revision is one applied plan of the release, as History lists it:
+// without its objects, which stay in the state directory.
+type Revision struct {
+	Number      int            `json:"number"`
+	Plan        string         `json:"plan"` // the plan hash
+	Run         string         `json:"run"`
+	Source      string         `json:"source,omitempty"` // "apply" or "rollback to N"
+	Started     time.Time      `json:"started"`
+	Finished    time.Time      `json:"finished"`
+	Outcome     string         `json:"outcome"`
+	ObjectCount int            `json:"objectCount"`
+	Secrets     map[string]int `json:"secrets,omitempty"` // declared secret -> store version used
+}
+
+// Result says how a run ended: its id, status (finished, failed, stopped,
+// compensated) and, when finished, the revision it became.
+type Result = apply.Result
+
+// Options configure a Release. The zero value is valid.
+type Options struct {
+	// Log receives one line per notable step outside a run, such as which
+	// server and context are used or that a composition is being compiled.
+	// Nil discards them.
+	Log io.Writer
+	// Events receives the progress of runs (Apply, Resume, Rollback). It is
+	// called from several goroutines; nil drops events.
+	Events func(Event)
+	// AllowExec lets the kubeconfig's exec credential plugin run; without
+	// it a kubeconfig that needs one is refused.
+	AllowExec bool
+	// CacheDir holds compiled compositions; empty means $PICELI_CACHE_DIR or
+	// the user cache directory.
+	CacheDir string
+}
+
+// Release is a release spec opened for work. Open reads only the spec;
+// each call that needs the composition or the cluster loads and connects
+// afresh, so a Release stays valid across changes to the composition.
+// Methods may be called one at a time; the release's locks keep concurrent
+// writers (in this process or another) out.
+type Release struct {
+	spec *spec.Spec
+	opts Options
+}
+
+// Open reads and validates the release spec at path. A bad spec is a
+// *RefusedError naming the file, line and key. Nothing else is read.
+func Open(path string, opts Options) (*Release, error) {
+	s, err := spec.Load(path)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	return &Release{spec: s, opts: opts}, nil
+}
+
+// Name is the release's name.
+func (r *Release) Name() string { return r.spec.Release.Name }
+
+// StateDir is the directory holding the release's plans, runs, revisions
+// and private secret versions.
+func (r *Release) StateDir() string { return r.spec.Release.StateDir }
+
+// Spec is the validated spec the release was opened with. Callers must not
+// change it.
+func (r *Release) Spec() *spec.Spec { return r.spec }
+
+func (r *Release) log() io.Writer {
+	if r.opts.Log == nil {
+		return io.Discard
+	}
+	return r.opts.Log
+}
+
+func (r *Release) events() progress.Sink { return progress.Sink(r.opts.Events) }

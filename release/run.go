@@ -1,0 +1,106 @@
+package release
+
+import (
+	"context"
+
+	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/render"
+	"github.com/pynenc/piceli/internal/spec"
+)
+
+// RunOptions tune a run of Apply, Resume or Rollback. The zero value is
+// valid.
+type RunOptions struct {
+	// AllowReplace lets the fresh plan of the approval check delete and
+	// recreate objects whose immutable fields change, as the approved plan
+	// did; it must match how that plan was made.
+	AllowReplace bool
+	// Interrupt, when closed, asks the run to stop after its in-flight
+	// writes, as Stop does from another process: the run ends "stopped" in
+	// its journal and Resume continues it. Cancelling the context instead
+	// abandons in-flight requests; the run ends failed, and Resume settles
+	// what was in doubt by reading the cluster.
+	Interrupt <-chan struct{}
+}
+
+// runSpec is what a run is to do, known once the file lock is held.
+type runSpec struct {
+	run   string // the run id
+	start func(e *apply.Engine, ctx context.Context, run string, in apply.Input) (*apply.Result, error)
+	// input checks, under the file lock, that the run may go ahead (the
+	// approval check) and returns the engine's input.
+	input func(ctx context.Context) (apply.Input, error)
+}
+
+// execute takes the release's file lock, checks with rs.input what the run
+// is to do, then takes the cluster Lease and runs it. The Lease comes after
+// the check so that a refusal writes nothing to the cluster; the file lock
+// already keeps other runs of this state directory out, and the engine's
+// writes are conditional on what the check read.
+func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Result, error) {
+	l, ctx, err := s.lockFile(ctx, rs.run)
+	if err != nil {
+		return nil, err
+	}
+	defer l.unlock(ctx)
+	in, err := rs.input(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in.Previous = s.previousObjects
+	if err := s.saveSecrets(); err != nil {
+		return nil, err
+	}
+	if err := l.ensureLease(ctx, 0); err != nil {
+		return nil, err
+	}
+	rel := s.r.spec.Release
+	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: s.r.events(), Options: apply.Options{
+		Holder: l.holder.String(), AfterWave: l.ensureLease, Stop: opts.Interrupt,
+		Compensate: rel.OnFailure == spec.OnFailureCompensate, ReadyTimeout: rel.ReadyTimeout,
+	}}
+	res, err := rs.start(e, ctx, rs.run, in)
+	if err != nil {
+		return res, runFailed(res, err)
+	}
+	return res, s.r.retain()
+}
+
+// runFailed wraps the error of a run that started; one refused before it
+// started keeps its type.
+func runFailed(res *Result, err error) error {
+	if res == nil {
+		return classify(err)
+	}
+	return &RunFailedError{Result: res, Err: err}
+}
+
+// approvedInput plans again now and checks the approved plan against the
+// fresh one; only the steps in only are compared (nil: all).
+func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, allowReplace bool, only map[object.Ref]bool) (apply.Input, error) {
+	if err := s.makePlan(ctx, allowReplace); err != nil {
+		return apply.Input{}, err
+	}
+	if err := apply.Approve(approved, s.plan, only); err != nil {
+		return apply.Input{}, classify(err)
+	}
+	in := apply.NewInput(approved, s.plan, render.Manifests(s.objects), s.key, s.source)
+	in.Secrets = s.secretVersions()
+	return in, nil
+}
+
+// loadApproved loads an approved plan before anything is locked: a plan
+// file never changes, and an unknown hash or a blocked plan is refused
+// without touching the state directory.
+func (r *Release) loadApproved(hash string) (*plan.Plan, error) {
+	approved, _, err := plan.Load(r.StateDir(), hash)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	if b := approved.Blocked(); len(b) > 0 {
+		return nil, refuse(&apply.BlockedError{Reasons: b})
+	}
+	return approved, nil
+}

@@ -1,0 +1,103 @@
+package release
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/render"
+	"github.com/pynenc/piceli/internal/secret"
+)
+
+// session is one call's view of the release: its composition loaded and
+// rendered, its cluster connected, its digest key, and the secret values
+// the objects carry (in memory only).
+type session struct {
+	r          *Release
+	objects    []compose.Object // rendered, in apply order, Secret values injected
+	components []app.ComponentInfo
+	declared   []app.SecretInfo // the composition's secret declarations
+	client     *kube.Client
+	key        []byte
+	plan       *plan.Plan // the latest plan made in this session
+	source     string     // why a run of this session runs: "apply" or "rollback to N"
+
+	secrets    map[string]*secret.Version // resolved declared secrets
+	newSecrets []*secret.Version          // versions not in the store yet
+}
+
+// open loads and renders the composition, then connects to the target.
+func (r *Release) open(ctx context.Context) (*session, error) {
+	s, err := r.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.connect(ctx)
+}
+
+// load loads and renders the composition, without a cluster. Every failure
+// is bad input, refused before anything changes.
+func (r *Release) load(ctx context.Context) (*session, error) {
+	res, err := compose.Load(ctx, r.spec, compose.Options{Log: r.opts.Log, CacheDir: r.opts.CacheDir})
+	if err != nil {
+		return nil, refuse(err)
+	}
+	objs, err := render.Objects(res.Objects, render.Options{Namespace: r.spec.Target.Namespace, Release: r.spec.Release.Name})
+	if err != nil {
+		return nil, refuse(err)
+	}
+	return &session{r: r, objects: objs, components: res.Components, declared: res.Secrets, source: apply.SourceApply}, nil
+}
+
+// connect opens the spec's target and says which server and context it
+// uses, before anything else reaches the cluster, then reads the digest key.
+func (s *session) connect(ctx context.Context) error {
+	t := s.r.spec.Target
+	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: s.r.opts.AllowExec})
+	if err != nil {
+		return classify(err)
+	}
+	fmt.Fprintf(s.r.log(), "using server %s, context %s (kubeconfig %s)\n", c.Server, c.ContextName, t.Kubeconfig)
+	key, err := plan.ReadKey(s.r.StateDir())
+	if err != nil {
+		return err
+	}
+	s.client, s.key = c, key
+	return nil
+}
+
+// makePlan plans the session's objects against the cluster.
+func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
+	rel := s.r.spec.Release
+	in := plan.Input{
+		Release:    plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
+		Namespace:  s.r.spec.Target.Namespace,
+		Objects:    s.objects,
+		Components: s.components,
+		Prune:      rel.Prune,
+	}
+	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})
+	s.plan = p
+	return classify(err)
+}
+
+// store saves what a stored plan needs (new secret versions, the digest
+// key on the first plan) and the plan, unless the plan is blocked and could
+// never be applied.
+func (s *session) store() error {
+	if len(s.plan.Blocked()) > 0 {
+		return nil
+	}
+	if err := s.saveSecrets(); err != nil {
+		return err
+	}
+	if err := plan.StoreKey(s.r.StateDir(), s.key); err != nil {
+		return err
+	}
+	_, err := plan.Save(s.r.StateDir(), s.plan)
+	return err
+}

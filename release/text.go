@@ -1,0 +1,22 @@
+package release
+
+import (
+	"io"
+
+	"github.com/pynenc/piceli/internal/plan"
+)
+
+// TextOptions tune WritePlan. The zero value is valid.
+type TextOptions struct {
+	Color bool // ANSI colors, for a terminal
+}
+
+// WritePlan writes p for people: its target, each step with its action and
+// changed fields (Secret values only as digests), conflicts and a summary.
+func WritePlan(w io.Writer, p *Plan, opts TextOptions) {
+	plan.WriteText(w, p, plan.TextOptions{Color: opts.Color})
+}
+
+// ShortHash is the first 12 hex digits of a plan hash, which Apply accepts
+// in place of the whole.
+func ShortHash(hash string) string { return plan.ShortHash(hash) }
