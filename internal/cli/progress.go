@@ -10,14 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pynenc/piceli/internal/plan"
-	"github.com/pynenc/piceli/internal/progress"
+	"github.com/pynenc/piceli/release"
 )
 
 // newProgress returns the renderer of a run's events, plain lines for
 // people on stderr or JSON lines on stdout with -o json, and a function to
 // call once after the run, which flushes the display.
-func newProgress(cmd *cobra.Command, output string) (progress.Sink, func()) {
+func newProgress(cmd *cobra.Command, output string) (func(release.Event), func()) {
 	if output == "json" {
 		return jsonLines(cmd.OutOrStdout()), func() {}
 	}
@@ -25,15 +24,15 @@ func newProgress(cmd *cobra.Command, output string) (progress.Sink, func()) {
 }
 
 // jsonLines writes one JSON object per event ("schema": "piceli.progress/v1").
-func jsonLines(w io.Writer) progress.Sink {
+func jsonLines(w io.Writer) func(release.Event) {
 	var mu sync.Mutex
 	enc := json.NewEncoder(w)
-	return func(e progress.Event) {
+	return func(e release.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		enc.Encode(struct {
 			Schema string `json:"schema"`
-			progress.Event
+			release.Event
 		}{"piceli.progress/v1", e})
 	}
 }
@@ -46,7 +45,7 @@ type plainLines struct {
 	lastWt time.Time
 }
 
-func (p *plainLines) emit(e progress.Event) {
+func (p *plainLines) emit(e release.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if line := p.line(e); line != "" {
@@ -54,30 +53,30 @@ func (p *plainLines) emit(e progress.Event) {
 	}
 }
 
-func (p *plainLines) line(e progress.Event) string {
+func (p *plainLines) line(e release.Event) string {
 	switch e.Kind {
-	case progress.RunStarted:
-		return fmt.Sprintf("run %s: plan %s, %s", e.Run, plan.ShortHash(e.Plan), e.Summary)
-	case progress.WaveStarted:
+	case release.RunStarted:
+		return fmt.Sprintf("run %s: plan %s, %s", e.Run, release.ShortHash(e.Plan), e.Summary)
+	case release.WaveStarted:
 		return fmt.Sprintf("wave %d/%d: %s (%d objects)", e.Wave+1, e.Waves, e.Stage, e.Objects)
-	case progress.StepFinished:
+	case release.StepFinished:
 		if e.Error != "" {
 			return fmt.Sprintf("  failed  %s %s: %s", e.Action, e.Ref, e.Error)
 		}
 		return fmt.Sprintf("  done    %s %s", e.Action, e.Ref)
-	case progress.Waiting:
+	case release.Waiting:
 		if time.Since(p.lastWt) < 5*time.Second {
 			return ""
 		}
 		p.lastWt = time.Now()
 		return "  " + waitingText(e)
-	case progress.Settled:
+	case release.Settled:
 		return fmt.Sprintf("  settled %s: %s", e.Ref, e.Result)
-	case progress.Compensating:
+	case release.Compensating:
 		return fmt.Sprintf("  undo %s: %s", e.Ref, e.Result)
-	case progress.Note:
+	case release.Note:
 		return "  " + e.Message
-	case progress.RunFinished:
+	case release.RunFinished:
 		if e.Revision > 0 {
 			return fmt.Sprintf("run %s finished: revision %d", e.Run, e.Revision)
 		}
@@ -88,7 +87,7 @@ func (p *plainLines) line(e progress.Event) string {
 
 // waitingText says how many objects a wave still waits for and names the
 // first few: "waiting for 62 of 100 Deployments: d-00039, d-00099, … (+59)".
-func waitingText(e progress.Event) string {
+func waitingText(e release.Event) string {
 	s := fmt.Sprintf("waiting for %d of %d %s", e.Pending, e.Total, e.What)
 	if len(e.Names) == 0 {
 		return s

@@ -1,0 +1,68 @@
+package release_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pynenc/piceli/"
+
+// imports maps each package of the module (without the module prefix) to
+// the module packages it imports directly, tests excluded.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], module)
+		m[pkg] = nil
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, module) {
+				m[pkg] = append(m[pkg], strings.TrimPrefix(imp, module))
+			}
+		}
+	}
+	return m
+}
+
+// TestImportsPointOneWay keeps the architecture in the import graph: the
+// command tree drives releases only through package release (plus the
+// offline render, the sandbox and the scaffold), and the engine does not
+// reach back up for secrets or compositions.
+func TestImportsPointOneWay(t *testing.T) {
+	m := imports(t)
+	rules := []struct {
+		pkg     string
+		allowed []string // nil: anything not in denied
+		denied  []string
+	}{
+		{pkg: "internal/cli", allowed: []string{"release", "internal/render", "internal/sandbox", "internal/scaffold"}},
+		{pkg: "internal/apply", denied: []string{"internal/secret", "internal/compose", "release", "app"}},
+		{pkg: "release", denied: []string{"internal/cli"}},
+	}
+	for _, r := range rules {
+		deps, ok := m[r.pkg]
+		if !ok {
+			t.Fatalf("package %s not found by go list", r.pkg)
+		}
+		for _, d := range deps {
+			if r.allowed != nil && !slices.Contains(r.allowed, d) {
+				t.Errorf("%s imports %s; it may import only %v of this module", r.pkg, d, r.allowed)
+			}
+			if slices.Contains(r.denied, d) {
+				t.Errorf("%s imports %s, against the import direction", r.pkg, d)
+			}
+		}
+	}
+	for pkg, deps := range m {
+		if pkg != "internal/cli" && pkg != "cmd/piceli" && slices.Contains(deps, "internal/cli") {
+			t.Errorf("%s imports the command tree", pkg)
+		}
+	}
+}
