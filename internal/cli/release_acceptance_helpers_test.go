@@ -46,7 +46,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// piceliBinary builds cmd/piceli from this checkout, once.
+// piceliBinary builds cmd/piceli from this checkout with the failpoints
+// compiled in (-tags piceli_failpoints), once.
 func piceliBinary(t *testing.T) string {
 	t.Helper()
 	binary.once.Do(func() {
@@ -54,17 +55,24 @@ func piceliBinary(t *testing.T) string {
 		if binary.err != nil {
 			return
 		}
-		binary.path = filepath.Join(binary.dir, "piceli")
-		cmd := exec.Command("go", "build", "-o", binary.path, "./cmd/piceli")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binary.err = fmt.Errorf("go build ./cmd/piceli: %v\n%s", err, out)
-		}
+		binary.path, binary.err = buildPiceli(t, binary.dir, "-tags", "piceli_failpoints")
 	})
 	if binary.err != nil {
 		t.Fatal(binary.err)
 	}
 	return binary.path
+}
+
+// buildPiceli runs go build of cmd/piceli from this checkout, with flags,
+// into dir and returns the binary's path.
+func buildPiceli(t *testing.T, dir string, flags ...string) (string, error) {
+	path := filepath.Join(dir, "piceli")
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", path, "./cmd/piceli")...)
+	cmd.Dir = repoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s ./cmd/piceli: %v\n%s", strings.Join(flags, " "), err, out)
+	}
+	return path, nil
 }
 
 // proc is piceli running as a subprocess.
@@ -78,7 +86,13 @@ type proc struct {
 // arms apply.FailpointEnv. The process is killed when the test ends.
 func startPiceli(t *testing.T, failpoint string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(piceliBinary(t), args...), done: make(chan struct{})}
+	return startBinary(t, piceliBinary(t), failpoint, args...)
+}
+
+// startBinary is startPiceli for the piceli binary at path.
+func startBinary(t *testing.T, path, failpoint string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(path, args...), done: make(chan struct{})}
 	p.cmd.Env = os.Environ()
 	if failpoint != "" {
 		p.cmd.Env = append(p.cmd.Env, apply.FailpointEnv+"="+failpoint)

@@ -1,0 +1,16 @@
+//go:build !piceli_failpoints
+
+package apply
+
+import "testing"
+
+// Without the piceli_failpoints tag, FailpointEnv arms nothing.
+func TestFailpointEnvIgnoredWithoutTag(t *testing.T) {
+	t.Setenv(FailpointEnv, FailAfterRunStarted)
+	if FailpointsBuilt {
+		t.Errorf("FailpointsBuilt = true in a build without -tags piceli_failpoints")
+	}
+	if f := armedFailpoint(); f != nil {
+		t.Errorf("armedFailpoint() with %s=%s = %+v, want nil in a build without the tag", FailpointEnv, FailAfterRunStarted, f)
+	}
+}
