@@ -17,6 +17,7 @@ build:
 ## vet: go vet and gofmt over the product module
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags piceli_failpoints ./internal/apply/
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
@@ -27,6 +28,7 @@ test-unit:
 ## test: build the sandbox if needed, start it, run every test against it, stop it
 TESTFLAGS ?=
 test: vet build
+	$(GO) test -count=1 -tags piceli_failpoints $(TESTFLAGS) ./internal/apply/
 	PICELI_BIN=$(PICELI) scripts/with-sandbox.sh $(GO) test -count=1 -timeout 20m $(TESTFLAGS) ./...
 
 ## demo: build, start the sandbox, render the hello example and reach the cluster

@@ -23,10 +23,10 @@ func TestFailpointKillsOnlyTaggedBuild(t *testing.T) {
 	}
 	builds := []struct {
 		name, path, want string
-		check            func(r *release, t *testing.T, p *plan.Plan)
+		check            func(r *testRelease, t *testing.T, p *plan.Plan)
 	}{
-		{name: "built with -tags piceli_failpoints", path: tagged, want: "killed", check: (*release).assertKilledBeforeWrites},
-		{name: "built without the tag", path: untagged, want: "exit 0", check: (*release).assertFinished},
+		{name: "built with -tags piceli_failpoints", path: tagged, want: "killed", check: (*testRelease).assertKilledBeforeWrites},
+		{name: "built without the tag", path: untagged, want: "exit 0", check: (*testRelease).assertFinished},
 	}
 	for _, b := range builds {
 		t.Run(b.name, func(t *testing.T) {
@@ -44,7 +44,7 @@ func TestFailpointKillsOnlyTaggedBuild(t *testing.T) {
 
 // assertKilledBeforeWrites checks that the release's latest run of p was
 // journaled as started and never closed, and that nothing it creates exists.
-func (r *release) assertKilledBeforeWrites(t *testing.T, p *plan.Plan) {
+func (r *testRelease) assertKilledBeforeWrites(t *testing.T, p *plan.Plan) {
 	t.Helper()
 	id, st := r.latestRun(t)
 	if st.Status != journal.StatusRunning || st.Plan != p.Hash {
