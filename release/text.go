@@ -20,3 +20,6 @@ func WritePlan(w io.Writer, p *Plan, opts TextOptions) {
 // ShortHash is the first 12 hex digits of a plan hash, which Apply accepts
 // in place of the whole.
 func ShortHash(hash string) string { return plan.ShortHash(hash) }
+
+// Summary counts a plan's steps by action: "2 to create, 1 unchanged".
+func Summary(p *Plan) string { return plan.Summary(p) }

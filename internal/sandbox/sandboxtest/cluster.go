@@ -40,15 +40,22 @@ type Sandbox struct {
 // fails when CI=true (a green CI must mean cluster tests ran).
 func Cluster(t testing.TB) *Sandbox {
 	t.Helper()
-	kubeconfig, context, err := locate()
-	if err != nil {
-		Unavailable(t, err.Error())
-	}
-	sb, err := connect(kubeconfig, context)
+	sb, err := Find()
 	if err != nil {
 		Unavailable(t, err.Error())
 	}
 	return sb
+}
+
+// Find is Cluster for code that has no test at hand (a TestMain that
+// prepares an example): it returns the sandbox or why none answers, and
+// leaves skipping or failing to the caller.
+func Find() (*Sandbox, error) {
+	kubeconfig, context, err := locate()
+	if err != nil {
+		return nil, err
+	}
+	return connect(kubeconfig, context)
 }
 
 // Unavailable skips the test with reason, or fails it when CI=true. Cluster
