@@ -119,7 +119,7 @@ func (r *runner) undoStep(ctx context.Context, i int, prev map[object.Ref]*unstr
 	if err := r.append(journal.Record{Type: journal.CompensateIntent, Step: i, Ref: &ref}); err != nil {
 		return "", err
 	}
-	r.fp.hit(FailAfterCompIntent)
+	r.fp.hit(ctx, FailAfterCompIntent)
 	return r.undoRecorded(ctx, i, prev)
 }
 
@@ -141,7 +141,7 @@ func (r *runner) undoRecorded(ctx context.Context, i int, prev map[object.Ref]*u
 	if jerr := r.append(rec); jerr != nil {
 		return "", jerr
 	}
-	r.fp.hit(FailAfterCompOutcome)
+	r.fp.hit(ctx, FailAfterCompOutcome)
 	return note, nil
 }
 

@@ -92,7 +92,7 @@ func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, erro
 	if err := r.append(journal.Record{Type: journal.RunStarted, Run: run, Plan: in.Plan.Hash, Holder: e.Options.Holder}); err != nil {
 		return nil, err
 	}
-	r.fp.hit(FailAfterRunStarted)
+	r.fp.hit(ctx, FailAfterRunStarted)
 	e.runStarted(run, in.Plan)
 	return r.finish(ctx, r.execute(ctx, 0))
 }
@@ -140,7 +140,7 @@ func (r *runner) finish(ctx context.Context, err error) (*Result, error) {
 	res := &Result{Run: r.run}
 	switch {
 	case err == nil:
-		r.fp.hit(FailBeforeRunFinish)
+		r.fp.hit(ctx, FailBeforeRunFinish)
 		res.Status, err = journal.StatusFinished, r.append(journal.Record{Type: journal.RunFinished})
 		if err == nil {
 			res.Revision, err = r.revision()

@@ -2,6 +2,8 @@
 
 package apply
 
+import "context"
+
 // FailpointsBuilt reports whether this binary was built with -tags
 // piceli_failpoints, the only build in which FailpointEnv arms a failpoint.
 const FailpointsBuilt = false
@@ -14,4 +16,4 @@ type failpoint struct{}
 func armedFailpoint() *failpoint { return nil }
 
 // hit does nothing in this build.
-func (*failpoint) hit(string) {}
+func (*failpoint) hit(context.Context, string) {}

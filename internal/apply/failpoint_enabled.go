@@ -3,6 +3,7 @@
 package apply
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func armedFailpoint() *failpoint {
 
 // hit counts a pass through the failpoint name and, on the armed pass,
 // pauses or kills the process. It does nothing on a nil failpoint.
-func (f *failpoint) hit(name string) {
+func (f *failpoint) hit(ctx context.Context, name string) {
 	if f == nil || name != f.name {
 		return
 	}
@@ -56,7 +57,12 @@ func (f *failpoint) hit(name string) {
 	f.mu.Unlock()
 	switch {
 	case due && f.pause > 0:
-		time.Sleep(f.pause) // a test holds the run here on purpose
+		// a test holds the run here on purpose, as a slow request would,
+		// and like one it ends when the run is cancelled
+		select {
+		case <-time.After(f.pause):
+		case <-ctx.Done():
+		}
 	case due:
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way

@@ -104,11 +104,11 @@ func (r *runner) wave(ctx context.Context, n int) error {
 	if err := r.ready(ctx, n, w.Nodes); err != nil {
 		return err
 	}
-	r.fp.hit(FailBeforeWaveReady)
+	r.fp.hit(ctx, FailBeforeWaveReady)
 	if err := r.append(journal.Record{Type: journal.WaveReady, Wave: n}); err != nil {
 		return err
 	}
-	r.fp.hit(FailAfterWaveReady)
+	r.fp.hit(ctx, FailAfterWaveReady)
 	r.e.emit(progress.Event{Kind: progress.WaveReady, Wave: n, Waves: len(r.in.Plan.Waves), Objects: len(w.Nodes)})
 	if r.opts.AfterWave != nil {
 		return r.opts.AfterWave(ctx, n)
@@ -141,7 +141,7 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	if err := r.append(intents...); err != nil {
 		return err
 	}
-	r.fp.hit(FailAfterIntent)
+	r.fp.hit(ctx, FailAfterIntent)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Parallel)
 	for _, i := range steps {
@@ -150,12 +150,19 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	return g.Wait()
 }
 
-// writeStep performs one step and journals its outcome.
+// writeStep performs one step and journals its outcome, unless the write
+// was abandoned and its outcome is unknown.
 func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 	t := r.targetOf(i)
 	r.e.emit(progress.Event{Kind: progress.StepStarted, Wave: wave, Ref: t.step.Ref.String(), Action: string(t.step.Action)})
 	w, err := t.write(ctx, r.in.Fresh[t.step.Ref])
-	r.fp.hit(FailAfterWrite)
+	r.fp.hit(ctx, FailAfterWrite)
+	if err != nil && ctx.Err() != nil {
+		// The request was abandoned (a second Ctrl-C, a lost Lease, a
+		// sibling's failure): whether it landed is unknown, so no outcome is
+		// journaled and resume settles the step by reading the cluster.
+		return fmt.Errorf("%s %s: %w", t.step.Action, t.step.Ref, err)
+	}
 	rec := journal.Record{Type: journal.Outcome, Step: i, Ref: &t.step.Ref, Result: journal.ResultApplied, UID: w.UID, ResourceVersion: w.ResourceVersion}
 	if err != nil {
 		err = fmt.Errorf("%s %s: %w", t.step.Action, t.step.Ref, err)
@@ -164,7 +171,7 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 	if jerr := r.append(rec); jerr != nil {
 		return jerr
 	}
-	r.fp.hit(FailAfterOutcome)
+	r.fp.hit(ctx, FailAfterOutcome)
 	r.e.emit(stepFinished(wave, t.step, rec))
 	if err == nil {
 		r.mu.Lock()

@@ -75,6 +75,8 @@ func reportRun(cmd *cobra.Command, output string, _ *release.Result, err error) 
 		return nil
 	case errors.As(err, &approval):
 		return askApproval(cmd, output, approval)
+	case errors.As(err, &failed) && cmd.Context().Err() != nil:
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s interrupted, in-flight writes abandoned; resume it with: piceli release resume (it settles them by reading the cluster)", failed.Result.Run)}
 	case errors.As(err, &failed) && failed.Result.Status == "stopped":
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s stopped; continue it with: piceli release resume", failed.Result.Run)}
 	case errors.As(err, &failed) && failed.Resumable():
