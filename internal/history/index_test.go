@@ -158,3 +158,26 @@ func BenchmarkSummaries1000(b *testing.B) {
 		}
 	}
 }
+
+func TestAddWhenTheIndexCannotBeWritten(t *testing.T) {
+	dir := t.TempDir()
+	want := addRevisions(t, dir, 1, 1)
+	os.Remove(indexFile(dir))
+	if err := os.Mkdir(indexFile(dir), 0o700); err != nil { // nothing can replace it
+		t.Fatal(err)
+	}
+	r := revision(2, 1)
+	n, err := Add(dir, r)
+	if n != 2 || err == nil {
+		t.Fatalf("Add() with an unwritable index = %d, %v; want 2 and an error", n, err)
+	}
+	r.Number = 2
+	want = append(want, r.Summary())
+	got, err := Summaries(dir)
+	if err != nil {
+		t.Fatalf("Summaries() error = %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Summaries() with an unwritable index (-want +got):\n%s", diff)
+	}
+}
