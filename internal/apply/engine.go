@@ -208,7 +208,7 @@ func resumable(recs []journal.Record, hash string) (journal.State, error) {
 	switch {
 	case st.Plan != hash:
 		return st, fmt.Errorf("the run applies plan %s, not %s", plan.ShortHash(st.Plan), plan.ShortHash(hash))
-	case st.Status == journal.StatusFinished || st.Status == journal.StatusCompensated:
+	case !Resumable(st):
 		return st, fmt.Errorf("nothing to resume: the run ended %s", st.Status)
 	}
 	return st, nil

@@ -16,6 +16,13 @@ func Inspect(stateDir, run string) (journal.State, *journal.Tail, error) {
 	return st, tail, err
 }
 
+// Resumable reports whether resume could continue a run in state st: its
+// journal does not end finished or compensated. A stopped or failed run is
+// resumable, and so is a running one (live, or interrupted by a crash).
+func Resumable(st journal.State) bool {
+	return st.Status != journal.StatusFinished && st.Status != journal.StatusCompensated
+}
+
 // Untouched returns the steps of p that a run has not written or tried to
 // write: the ones an approval check before resuming must compare.
 func Untouched(p *plan.Plan, st journal.State) map[object.Ref]bool {

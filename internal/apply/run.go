@@ -192,7 +192,7 @@ func (r *runner) revision() (int, error) {
 	}
 	n, err := history.Add(r.e.StateDir, rev)
 	if err != nil {
-		return 0, fmt.Errorf("record revision: %w", err)
+		return n, fmt.Errorf("record revision: %w", err) // n is set when only its index entry failed
 	}
 	return n, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,15 +54,19 @@ func file(stateDir string, n int) string {
 }
 
 // Add stores r as the release's next revision, atomically and owner-only,
-// and returns its number.
+// then adds it to the history index (see Summaries), and returns its
+// number. An error after the revision file is stored, while updating the
+// index, still returns the number: the revision exists, and Summaries
+// catches the index up. The caller holds the release's lock: two Adds at
+// once could pick the same number.
 func Add(stateDir string, r Revision) (int, error) {
-	list, err := numbers(stateDir)
+	ns, err := numbers(stateDir)
 	if err != nil {
 		return 0, err
 	}
 	r.Schema, r.Number = Schema, 1
-	if len(list) > 0 {
-		r.Number = list[len(list)-1] + 1
+	if len(ns) > 0 {
+		r.Number = ns[len(ns)-1] + 1
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -70,7 +75,25 @@ func Add(stateDir string, r Revision) (int, error) {
 	if err := atomicfile.MkdirPrivate(dir(stateDir)); err != nil {
 		return 0, fmt.Errorf("store revision: %w", err)
 	}
-	return r.Number, atomicfile.Write(file(stateDir, r.Number), append(data, '\n'), 0o600)
+	if err := atomicfile.Write(file(stateDir, r.Number), append(data, '\n'), 0o600); err != nil {
+		return 0, err
+	}
+	if err := addToIndex(stateDir, ns, r.Summary()); err != nil {
+		return r.Number, fmt.Errorf("index revision %d: %w", r.Number, err)
+	}
+	return r.Number, nil
+}
+
+// addToIndex saves the index caught up with the revision files ns, plus
+// s. Entries numbered s.Number or later have no file (s is numbered past
+// the newest one) and are dropped.
+func addToIndex(stateDir string, ns []int, s Summary) error {
+	sums, _, err := caughtUp(stateDir, ns)
+	if err != nil {
+		return err
+	}
+	sums = slices.DeleteFunc(sums, func(x Summary) bool { return x.Number >= s.Number })
+	return writeIndex(stateDir, append(sums, s))
 }
 
 // Load reads revision n.
@@ -89,7 +112,8 @@ func Load(stateDir string, n int) (*Revision, error) {
 	return &r, nil
 }
 
-// List reads every revision, oldest first.
+// List reads every revision file, objects included, oldest first. Callers
+// that need no objects use Summaries, which reads only the index.
 func List(stateDir string) ([]Revision, error) {
 	ns, err := numbers(stateDir)
 	if err != nil {

@@ -2,13 +2,16 @@ package plan
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
 )
@@ -114,3 +117,73 @@ func StoreKey(stateDir string, key []byte) error {
 }
 
 func keyFile(stateDir string) string { return filepath.Join(stateDir, "keys", "digest") }
+
+// Stored is a plan in a release's store: its hash and when it was stored.
+type Stored struct {
+	Hash string
+	Time time.Time
+}
+
+// List returns the stored plans, oldest first. A plan's time is its file's
+// modification time: Save records no time in the plan (it would enter the
+// hash or change the document), and writes the file whole, so the time is
+// when the plan was last stored. Equal times are ordered by hash. A state
+// directory without plans holds none. List neither reads nor verifies the
+// plans, and it skips files that are not named like a stored plan.
+func List(stateDir string) ([]Stored, error) {
+	entries, err := os.ReadDir(Dir(stateDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list plans: %w", err)
+	}
+	var out []Stored
+	for _, e := range entries {
+		hex, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !isHex64(hex) || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil, fmt.Errorf("list plans: %w", err)
+		}
+		out = append(out, Stored{Hash: "sha256:" + hex, Time: info.ModTime()})
+	}
+	slices.SortFunc(out, func(a, b Stored) int {
+		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Hash, b.Hash))
+	})
+	return out, nil
+}
+
+// Remove deletes the stored plan whose full hash is hash and makes the
+// deletion durable. A plan that is not stored is no error. It does not
+// check whether anything still needs the plan: retention decides that.
+func Remove(stateDir, hash string) error {
+	hex := strings.TrimPrefix(hash, "sha256:")
+	if !isHex64(hex) {
+		return fmt.Errorf("remove plan %q: not a full plan hash", hash)
+	}
+	err := os.Remove(file(stateDir, hash))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("remove plan %s: %w", ShortHash(hash), err)
+	}
+	return atomicfile.SyncDir(Dir(stateDir))
+}
+
+// isHex64 reports whether s is 64 lowercase hex digits, as a SHA-256 in a
+// plan's file name is.
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -15,9 +15,9 @@ import (
 	"github.com/pynenc/piceli/internal/atomicfile"
 )
 
-// KeepVersions is the retention rule's count: Prune callers keep the 10
-// newest versions of a secret plus every version a release revision still
-// uses.
+// KeepVersions is the retention rule's count: retention.PruneSecrets keeps
+// the 10 newest versions of a secret plus every version a release revision
+// still uses.
 const KeepVersions = 10
 
 // fileSchema identifies the format of a version file.
@@ -123,8 +123,8 @@ func (s *Store) Load(name string, n int) (*Version, error) {
 // Prune deletes the versions of the secret name older than its newest keep
 // that pinned does not hold, and returns their numbers in ascending order.
 // A keep below 1 counts as 1: the latest version always survives. The
-// retention rule callers apply is keep = KeepVersions with pinned = every
-// version a release revision still uses.
+// retention rule (retention.PruneSecrets) is keep = KeepVersions with
+// pinned = every version a release revision still uses.
 func (s *Store) Prune(name string, keep int, pinned map[int]bool) ([]int, error) {
 	nums, err := s.Versions(name)
 	if err != nil {
