@@ -54,7 +54,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	for _, rev := range revs {
-		fmt.Printf("revision %d: %s, %d objects\n", rev.Number, rev.Source, rev.ObjectCount)
+		fmt.Printf("revision %d: %s, %d objects\n", rev.Number, rev.Source, rev.Objects)
 	}
 	// Output:
 	// plan: 2 to create

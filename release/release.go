@@ -2,9 +2,9 @@ package release
 
 import (
 	"io"
-	"time"
 
 	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/spec"
@@ -14,19 +14,11 @@ import (
 // change, step by step, with the hash that approves it.
 type Plan = plan.Plan
 
-// Revision is one applied plan of the release, as History lists it:
-// without its objects, which stay in the state directory.
-type Revision struct {
-	Number      int            `json:"number"`
-	Plan        string         `json:"plan"` // the plan hash
-	Run         string         `json:"run"`
-	Source      string         `json:"source,omitempty"` // "apply" or "rollback to N"
-	Started     time.Time      `json:"started"`
-	Finished    time.Time      `json:"finished"`
-	Outcome     string         `json:"outcome"`
-	ObjectCount int            `json:"objectCount"`
-	Secrets     map[string]int `json:"secrets,omitempty"` // declared secret -> store version used
-}
+// Revision is one applied plan of the release, as History lists it: its
+// number, plan hash, run, source ("apply" or "rollback to N"), times,
+// outcome, how many objects it holds and the secret versions it used. The
+// objects themselves stay in the state directory.
+type Revision = history.Summary
 
 // Result says how a run ended: its id, status (finished, failed, stopped,
 // compensated) and, when finished, the revision it became.

@@ -1,33 +1,54 @@
 package release
 
 import (
-	"github.com/pynenc/piceli/internal/history"
-	"github.com/pynenc/piceli/internal/secret"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/internal/retention"
 )
 
-// retain applies the state directory's retention rule after a finished
-// run: the secret.KeepVersions newest versions of each secret, plus every
-// version a revision still uses.
-func (r *Release) retain() error {
-	store := secret.View(r.StateDir())
-	names, err := store.Names()
-	if err != nil || len(names) == 0 {
-		return err
+// GCReport says what a retention pass removed and kept: plans by hash, runs
+// by id, secret versions as name/number, and warnings about what it kept
+// because it could not read it.
+type GCReport = retention.Report
+
+// GCOptions tune GC. The zero value applies the default rule.
+type GCOptions struct {
+	// Plans is how many of the newest stored plans to keep; 0 means 50.
+	Plans int
+	// Runs is how many of the newest runs to keep; 0 means 20.
+	Runs int
+	// SecretVersions is how many of each secret's newest versions to keep;
+	// 0 means 10.
+	SecretVersions int
+}
+
+// GC applies the state directory's retention rule now, under the release's
+// file lock (a run in progress refuses it with a *LockHeldError). Beyond
+// the newest plans, runs and secret versions it always keeps every
+// revision, every plan a revision names, every run Resume could continue
+// (and its plan), the latest run, every run it cannot read, and every
+// secret version a revision uses. Every finished run applies the default
+// rule by itself. No cluster is contacted.
+func (r *Release) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
+	if _, err := os.Stat(r.StateDir()); errors.Is(err, fs.ErrNotExist) {
+		return &GCReport{}, nil // nothing stored yet, and nothing to create
 	}
-	revs, err := history.List(r.StateDir())
+	f, err := lock.File(r.StateDir(), lock.CurrentHolder(""))
 	if err != nil {
-		return err
+		return nil, refuse(classify(err))
 	}
-	for _, name := range names {
-		pinned := map[int]bool{}
-		for _, rev := range revs {
-			if n, ok := rev.Secrets[name]; ok {
-				pinned[n] = true
-			}
-		}
-		if _, err := store.Prune(name, secret.KeepVersions, pinned); err != nil {
-			return err
-		}
-	}
-	return nil
+	defer f.Unlock()
+	rep, err := retention.Apply(r.StateDir(), retention.Rule{Plans: opts.Plans, Runs: opts.Runs, SecretVersions: opts.SecretVersions})
+	return &rep, err
+}
+
+// retain applies the default retention rule after a finished run, under the
+// run's locks.
+func (r *Release) retain() error {
+	_, err := retention.Apply(r.StateDir(), retention.Rule{})
+	return err
 }

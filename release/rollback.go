@@ -73,12 +73,12 @@ func rollbackTarget(stateDir string, to int) (*history.Revision, error) {
 	if to > 0 {
 		return history.Load(stateDir, to)
 	}
-	revs, err := history.List(stateDir)
+	revs, err := history.Summaries(stateDir)
 	if err != nil {
 		return nil, err
 	}
 	if len(revs) < 2 {
 		return nil, fmt.Errorf("rollback needs an earlier revision: the release has %d", len(revs))
 	}
-	return &revs[len(revs)-2], nil
+	return history.Load(stateDir, revs[len(revs)-2].Number)
 }

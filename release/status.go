@@ -13,17 +13,11 @@ import (
 type HistoryOptions struct{}
 
 // History lists the release's revisions, oldest first, without their
-// objects. No cluster is contacted.
+// objects. It reads the history index, not every revision (rebuilding the
+// index once from the revisions when it is missing or behind). No cluster
+// is contacted.
 func (r *Release) History(ctx context.Context, _ HistoryOptions) ([]Revision, error) {
-	revs, err := history.List(r.StateDir())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Revision, len(revs))
-	for i, h := range revs {
-		out[i] = Revision{Number: h.Number, Plan: h.Plan, Run: h.Run, Source: h.Source, Started: h.Started, Finished: h.Finished, Outcome: h.Outcome, ObjectCount: len(h.Objects), Secrets: h.Secrets}
-	}
-	return out, nil
+	return history.Summaries(r.StateDir())
 }
 
 // Status is the release's state as its state directory records it.

@@ -53,7 +53,7 @@ func printHistory(cmd *cobra.Command, revs []release.Revision) {
 	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REVISION\tPLAN\tRUN\tSOURCE\tFINISHED\tOBJECTS")
 	for _, r := range revs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\n", r.Number, release.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), r.ObjectCount)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\n", r.Number, release.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), r.Objects)
 	}
 	tw.Flush()
 }

@@ -1,10 +1,11 @@
 package history
 
-// Latest returns the release's newest revision, or nil when it has none.
+// Latest returns the release's newest revision, objects included, reading
+// the index and that one revision; nil when the release has none.
 func Latest(stateDir string) (*Revision, error) {
-	revs, err := List(stateDir)
-	if err != nil || len(revs) == 0 {
+	sums, err := Summaries(stateDir)
+	if err != nil || len(sums) == 0 {
 		return nil, err
 	}
-	return &revs[len(revs)-1], nil
+	return Load(stateDir, sums[len(sums)-1].Number)
 }
