@@ -36,6 +36,8 @@ var (
 	testKey        = []byte("engine test digest key")
 	configMapsGVR  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	configMapsKind = schema.GroupResource{Resource: "configmaps"}
+	// resources names the resource of each kind the tests write.
+	resources = map[string]schema.GroupVersionResource{"ConfigMap": configMapsGVR, "Secret": {Version: "v1", Resource: "secrets"}}
 )
 
 // fakeCluster stands in for an API server below the engine: a fake dynamic
@@ -168,7 +170,7 @@ func (c *fakeCluster) configMap(name string) *unstructured.Unstructured {
 // test, and returns it as stored.
 func (c *fakeCluster) seed(t *testing.T, u *unstructured.Unstructured, manager string) *unstructured.Unstructured {
 	t.Helper()
-	p := clienttesting.NewPatchActionWithOptions(configMapsGVR, u.GetNamespace(), u.GetName(), types.ApplyPatchType, nil, metav1.PatchOptions{FieldManager: manager})
+	p := clienttesting.NewPatchActionWithOptions(resources[u.GetKind()], u.GetNamespace(), u.GetName(), types.ApplyPatchType, nil, metav1.PatchOptions{FieldManager: manager})
 	out, err := c.applied(p, u.DeepCopy())
 	if err != nil {
 		t.Fatalf("seed %s: %v", object.RefOf(u), err)
@@ -183,17 +185,31 @@ func (c *fakeCluster) remove(name string) {
 	delete(c.objs, objectKey{configMapsGVR, testNamespace, name})
 }
 
-// failOn makes every verb request ("patch", "get", "delete") about the
-// ConfigMap name answer err.
+// edit changes a stored object of the test namespace behind the engine's
+// back, as another client's write would: it gets a new resourceVersion.
+func (c *fakeCluster) edit(t *testing.T, kind, name string, change func(u *unstructured.Unstructured)) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u := c.objs[objectKey{resources[kind], testNamespace, name}]
+	if u == nil {
+		t.Fatalf("edit %s %s: not in the cluster", kind, name)
+	}
+	change(u)
+	u.SetResourceVersion(c.next())
+}
+
+// failOn makes every verb request ("patch", "get", "delete") about an
+// object named name answer err.
 func (c *fakeCluster) failOn(verb, name string, err error) {
 	c.answerTimes(verb, name, -1, func(clienttesting.Action) error { return err })
 }
 
-// answerTimes makes the first n verb requests about the ConfigMap name
+// answerTimes makes the first n verb requests about an object named name
 // (every one when n < 0) answer what fault returns; fault may act on the
 // cluster first, as a server that wrote and then failed to answer does.
 func (c *fakeCluster) answerTimes(verb, name string, n int, fault func(clienttesting.Action) error) {
-	c.PrependReactor(verb, "configmaps", func(a clienttesting.Action) (bool, runtime.Object, error) {
+	c.PrependReactor(verb, "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		named, ok := a.(interface{ GetName() string })
 		if !ok || named.GetName() != name || n == 0 {
 			return false, nil, nil
@@ -203,7 +219,7 @@ func (c *fakeCluster) answerTimes(verb, name string, n int, fault func(clienttes
 	})
 }
 
-// sent returns the verb requests sent about the ConfigMap name.
+// sent returns the verb requests sent about objects named name.
 func (c *fakeCluster) sent(verb, name string) []clienttesting.Action {
 	var out []clienttesting.Action
 	for _, a := range c.Actions() {
@@ -233,13 +249,14 @@ func createStep(u *unstructured.Unstructured) plan.Step {
 	dig := plan.Digester{Key: testKey}
 	m := dig.Sealed(u)
 	return plan.Step{
-		Ref: object.RefOf(u), APIVersion: u.GetAPIVersion(), Resource: "configmaps", Stage: graph.StageConfig,
+		Ref: object.RefOf(u), APIVersion: u.GetAPIVersion(), Resource: resources[u.GetKind()].Resource, Stage: graph.StageConfig,
 		Action: plan.Create, Observed: plan.Observed{Absent: true}, Desired: dig.Of(m), Manifest: m,
 	}
 }
 
 // updateStep plans changing live into u, observing live as the planner
-// does: its UID, resourceVersion and the digest of the fields u sets.
+// does (plan/step.go, observe): its UID, resourceVersion and the keyed
+// digest of live's values at the paths u sets, both as rendered and read.
 func updateStep(u, live *unstructured.Unstructured) plan.Step {
 	dig := plan.Digester{Key: testKey}
 	s := createStep(u)
@@ -253,8 +270,8 @@ func updateStep(u, live *unstructured.Unstructured) plan.Step {
 
 // inputOf builds a valid, hashed plan of the test release with one wave per
 // argument, and the engine input that runs it: each step's manifest as its
-// desired object, and the observed resourceVersion of each existing object
-// as fresh.
+// desired object (set Desired for a Secret, whose manifest holds digests),
+// and the observed resourceVersion of each existing object as fresh.
 func inputOf(t *testing.T, waves ...[]plan.Step) Input {
 	t.Helper()
 	p := &plan.Plan{
