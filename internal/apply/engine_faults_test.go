@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/readiness"
 )
 
 // TestApplyJournalsARefusedWrite runs three waves of one create each, the
@@ -106,5 +108,36 @@ func checkFailedAtSecondWave(t *testing.T, c *fakeCluster, stateDir, wantErr str
 	}
 	if revs := revisions(t, stateDir); len(revs) != 0 {
 		t.Errorf("history.List() = %d revisions, want none after a failed run", len(revs))
+	}
+}
+
+// TestApplyFailsAWaveThatNeverBecomesReady makes the written ConfigMap b
+// unreadable (404 to every get), so its wave's readiness wait times out:
+// the run fails with b applied but its wave not ready, so a resume waits
+// for it again without writing it again.
+func TestApplyFailsAWaveThatNeverBecomesReady(t *testing.T) {
+	c := newFakeCluster()
+	c.failOn("get", "b", apierrors.NewNotFound(configMapsKind, "b"))
+	e := newEngine(t, c, Options{ReadyTimeout: 200 * time.Millisecond})
+
+	res, err := e.Apply(t.Context(), "run-1", creates(t, "a", "b", "c"))
+	if !errors.Is(err, readiness.ErrTimeout) || !strings.Contains(err.Error(), "/shop/b in-progress: not found") || res.Status != journal.StatusFailed {
+		t.Fatalf("Apply() = %+v, %v; want failed on a readiness timeout naming b", res, err)
+	}
+	recs, st := replayRun(t, e.StateDir, "run-1")
+	want := []string{
+		"run-started",
+		"intent 0 create", "outcome 0 applied", "wave-ready 0",
+		"intent 1 create", "outcome 1 applied",
+		"run-failed",
+	}
+	if diff := cmp.Diff(want, story(recs)); diff != "" {
+		t.Errorf("journal (-want +got):\n%s", diff)
+	}
+	if st.WavesReady != 1 || !st.Done(1) || st.Error != err.Error() {
+		t.Errorf("Replay() = %d waves ready, step 1 done %v, error %q; want 1, true, %q", st.WavesReady, st.Done(1), st.Error, err)
+	}
+	if revs := revisions(t, e.StateDir); len(revs) != 0 {
+		t.Errorf("history.List() = %d revisions, want none", len(revs))
 	}
 }
