@@ -141,3 +141,21 @@ func TestApplyFailsAWaveThatNeverBecomesReady(t *testing.T) {
 		t.Errorf("history.List() = %d revisions, want none", len(revs))
 	}
 }
+
+// TestApplyNamesAnUnreadyObjectAsThePlanDoes checks a readiness failure
+// spells the object it waited for as plans, journals and events do,
+// Kind/namespace/name, even when it was never read.
+//
+// It fails today: the engine's readiness targets (ready.go, readyTargets)
+// leave readiness.Target.Kind empty, so an object the wait never read is
+// named by its resource, "configmaps/shop/b".
+func TestApplyNamesAnUnreadyObjectAsThePlanDoes(t *testing.T) {
+	c := newFakeCluster()
+	c.failOn("get", "b", apierrors.NewNotFound(configMapsKind, "b"))
+	e := newEngine(t, c, Options{ReadyTimeout: 200 * time.Millisecond})
+
+	_, err := e.Apply(t.Context(), "run-1", creates(t, "a", "b"))
+	if err == nil || !strings.Contains(err.Error(), "\n  ConfigMap/shop/b ") {
+		t.Errorf("Apply() = %v, want it to name ConfigMap/shop/b", err)
+	}
+}
