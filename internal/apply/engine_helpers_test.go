@@ -42,15 +42,16 @@ var (
 
 // fakeCluster stands in for an API server below the engine: a fake dynamic
 // client whose reactors keep objects in memory and answer what the engine
-// sends. A server-side apply creates an absent object or replaces the
-// applied fields of a present one (no field merging), is refused with 409
-// when it names a resourceVersion that is not the live one, and records the
-// field manager; a dry-run stores nothing. A delete honours a UID
+// sends. A server-side apply creates an absent object or replaces a present
+// one with the applied object, keeping its UID (no field merging and no
+// field ownership, so no field-manager conflicts unless a fault answers
+// one), is refused with 409 when it names a resourceVersion that is not the
+// live one, and records the field manager; a dry-run stores nothing. A delete honours a UID
 // precondition with 409, as the server does. Every object gets a UID and
 // every write a new resourceVersion. client-go's own tracker cannot stand
 // in: it refuses an apply of an absent object with 404.
 //
-// A fault is a reactor prepended in front of these (failOn, answerOnce);
+// A fault is a reactor prepended in front of these (failOn, answerTimes);
 // Actions lists every request sent, faulted or not.
 type fakeCluster struct {
 	*dynamicfake.FakeDynamicClient
