@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clienttesting "k8s.io/client-go/testing"
 
-	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 )
 
@@ -141,7 +141,8 @@ func TestCompensateLeavesWhatItCannotUndoSafely(t *testing.T) {
 }
 
 // TestCompensateRestoresAnUpdate fails the second wave after the first
-// updated a: a is restored to the release's previous revision, by an apply
+// updated a: a is restored to the release's previous revision (as
+// Input.Previous gives it), by an apply
 // conditional on the resourceVersion the run's write returned.
 func TestCompensateRestoresAnUpdate(t *testing.T) {
 	c := newFakeCluster()
@@ -149,9 +150,9 @@ func TestCompensateRestoresAnUpdate(t *testing.T) {
 	live := c.seed(t, old, testManager)
 	in := inputOf(t, []plan.Step{updateStep(configMap("a", "a-2"), live)}, []plan.Step{createStep(configMap("b", "b-1"))})
 	e := newEngine(t, c, Options{Compensate: true})
-	prev := history.Revision{Plan: hashA, Run: "run-0", Objects: []history.Object{{Ref: in.Plan.Steps[0].Ref, APIVersion: "v1", Resource: "configmaps", Manifest: old.Object}}}
-	if _, err := history.Add(e.StateDir, prev); err != nil {
-		t.Fatal(err)
+	// The caller (package release) rebuilds the previous revision's objects.
+	in.Previous = func() (map[object.Ref]*unstructured.Unstructured, error) {
+		return map[object.Ref]*unstructured.Unstructured{in.Plan.Steps[0].Ref: old.DeepCopy()}, nil
 	}
 	c.failOn("patch", "b", errInternal)
 

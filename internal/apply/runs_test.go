@@ -109,7 +109,7 @@ func TestFinishRemovalsDeletesWhatACrashLeft(t *testing.T) {
 	}
 }
 
-func TestResumable(t *testing.T) {
+func TestResumableStatus(t *testing.T) {
 	tests := []struct {
 		name   string
 		status journal.RunStatus
