@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +29,10 @@ var errLeft = errors.New("left as is")
 // done again first, which is harmless: the delete of an object already gone
 // succeeds, and the restore of a restored one is refused as changed.
 func (r *runner) compensate(ctx context.Context, cause error, redo ...int) error {
+	notes, err := r.settleInDoubt(ctx)
+	if err != nil {
+		return errors.Join(cause, err)
+	}
 	if err := r.append(journal.Record{Type: journal.CompensateStarted}); err != nil {
 		return errors.Join(cause, err)
 	}
@@ -35,7 +40,6 @@ func (r *runner) compensate(ctx context.Context, cause error, redo ...int) error
 	if err != nil {
 		return errors.Join(cause, err)
 	}
-	var notes []string
 	for _, i := range redo {
 		note, err := r.undoRecorded(ctx, i, prev)
 		if err != nil {
@@ -111,6 +115,26 @@ func (r *runner) appliedNewestFirst() []int {
 	}
 	slices.Reverse(order)
 	return order
+}
+
+// settleInDoubt reads back the writes of this run whose outcome is unknown
+// (a timeout, a broken connection), so that one that landed is undone too
+// instead of left behind unreported. One that cannot be read back is named
+// in a note; only a journal error stops it.
+func (r *runner) settleInDoubt(ctx context.Context) ([]string, error) {
+	var notes []string
+	for _, i := range slices.Sorted(maps.Keys(r.inDoubt)) {
+		t := r.targetOf(i)
+		ok, w, err := t.landed(ctx)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: its write may have been applied and could not be read back (%v); check it by hand", t.step.Ref, err))
+			continue
+		}
+		if err := r.recordSettled(t, i, ok, w); err != nil {
+			return nil, err
+		}
+	}
+	return notes, nil
 }
 
 // undoStep journals and performs one undo.

@@ -119,7 +119,7 @@ func (e *Engine) newRun(run string, in Input, w *journal.Writer) *runner {
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 5 * time.Minute
 	}
-	return &runner{e: e, opts: o, run: run, in: in, j: w, fp: armedFailpoint(), done: map[int]bool{}, written: map[int]written{}, dig: plan.Digester{Key: in.Key}, started: time.Now()}
+	return &runner{e: e, opts: o, run: run, in: in, j: w, fp: armedFailpoint(), done: map[int]bool{}, inDoubt: map[int]bool{}, written: map[int]written{}, dig: plan.Digester{Key: in.Key}, started: time.Now()}
 }
 
 // targetOf is the object a step writes.

@@ -264,7 +264,7 @@ func updateStep(u, live *unstructured.Unstructured) plan.Step {
 	s.Action = plan.Update
 	s.Observed = plan.Observed{
 		UID: string(live.GetUID()), ResourceVersion: live.GetResourceVersion(),
-		Fields: dig.Of(plan.Touched(u.Object, live.Object)),
+		Fields: dig.Fields(dig.Sealed(u), live), // as the planner observes it
 	}
 	return s
 }

@@ -30,15 +30,8 @@ func secretObject(name, value string) *unstructured.Unstructured {
 // meets 409, and since its data is as the plan observed the write should be
 // retried on the new version.
 //
-// It fails today: the planner records Observed.Fields as the digest of the
-// live values as read (plan/step.go observe: Touched(desired.Object,
-// live.Object), data as base64), while applyIf compares the digest of the
-// sealed live object at the sealed manifest's paths (write.go touched:
-// Touched(step.Manifest, Sealed(live)), data as keyed digests). For a Secret
-// the two never agree, so every 409 on a Secret update or adoption becomes
-// ErrChanged, "changed by someone else since the plan", though nothing it
-// sets changed. ConfigMaps and other kinds are unaffected: Sealed copies
-// them as they are.
+// The planner and the engine compute Observed.Fields with one definition
+// (plan.Digester.Fields), Secret data compared as keyed digests.
 func TestApplyRetriesAConflictedSecretUpdateWhoseFieldsAreUnchanged(t *testing.T) {
 	c := newFakeCluster()
 	live := c.seed(t, secretObject("db", "old"), testManager)

@@ -50,7 +50,7 @@ func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Ta
 			continue
 		}
 		gv, _ := schema.ParseGroupVersion(s.APIVersion)
-		t := readiness.Target{GVR: gv.WithResource(s.Resource), Namespace: s.Ref.Namespace, Name: s.Ref.Name}
+		t := readiness.Target{GVR: gv.WithResource(s.Resource), Kind: s.Ref.Kind, Namespace: s.Ref.Namespace, Name: s.Ref.Name}
 		out, refs[t] = append(out, t), s.Ref
 		crds = crds || s.Ref.Kind == "CustomResourceDefinition"
 	}

@@ -2,11 +2,16 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
@@ -26,6 +31,7 @@ type runner struct {
 	dig     plan.Digester
 	mu      sync.Mutex
 	done    map[int]bool    // steps applied in this run (or settled applied)
+	inDoubt map[int]bool    // steps written whose outcome is unknown
 	written map[int]written // what the server returned for them
 
 	started time.Time
@@ -61,6 +67,12 @@ func (r *runner) settle(ctx context.Context, i int) error {
 	if err != nil {
 		return fmt.Errorf("settle %s: %w", t.step.Ref, err)
 	}
+	return r.recordSettled(t, i, ok, w)
+}
+
+// recordSettled journals what reading the cluster said of an in-doubt
+// step: applied (as w) or not.
+func (r *runner) recordSettled(t *target, i int, ok bool, w written) error {
 	rec := journal.Record{Type: journal.Settled, Step: i, Ref: &t.step.Ref, Result: journal.ResultNotApplied}
 	if ok {
 		rec.Result, rec.UID, rec.ResourceVersion = journal.ResultApplied, w.UID, w.ResourceVersion
@@ -157,11 +169,13 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 	r.e.emit(progress.Event{Kind: progress.StepStarted, Wave: wave, Ref: t.step.Ref.String(), Action: string(t.step.Action)})
 	w, err := t.write(ctx, r.in.Fresh[t.step.Ref])
 	r.fp.hit(ctx, FailAfterWrite)
-	if err != nil && ctx.Err() != nil {
-		// The request was abandoned (a second Ctrl-C, a lost Lease, a
-		// sibling's failure): whether it landed is unknown, so no outcome is
-		// journaled and resume settles the step by reading the cluster.
-		return fmt.Errorf("%s %s: %w", t.step.Action, t.step.Ref, err)
+	if err != nil && unknownOutcome(ctx, err) {
+		// Whether the write landed is unknown, so no outcome is journaled:
+		// resume, or compensation, settles the step by reading the cluster.
+		r.mu.Lock()
+		r.inDoubt[i] = true
+		r.mu.Unlock()
+		return fmt.Errorf("%s %s (it may have been applied): %w", t.step.Action, t.step.Ref, err)
 	}
 	rec := journal.Record{Type: journal.Outcome, Step: i, Ref: &t.step.Ref, Result: journal.ResultApplied, UID: w.UID, ResourceVersion: w.ResourceVersion}
 	if err != nil {
@@ -199,4 +213,24 @@ func (r *runner) revision() (int, error) {
 
 func stepFinished(wave int, s plan.Step, rec journal.Record) progress.Event {
 	return progress.Event{Kind: progress.StepFinished, Wave: wave, Ref: s.Ref.String(), Action: string(s.Action), Result: string(rec.Result), Error: rec.Error}
+}
+
+// unknownOutcome reports whether a failed write may still have been
+// applied: the request was abandoned (the run's context ended: a second
+// Ctrl-C, a lost Lease, a sibling write's failure), the server timed out
+// while it may still be processing it, or the connection broke after the
+// request may have been sent.
+func unknownOutcome(ctx context.Context, err error) bool {
+	var netErr net.Error
+	switch {
+	case ctx.Err() != nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return true
+	case apierrors.IsTimeout(err), apierrors.IsServerTimeout(err):
+		return true
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return true
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return true
+	}
+	return false
 }

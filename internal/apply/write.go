@@ -100,7 +100,7 @@ func (t *target) applyIf(ctx context.Context, obj *unstructured.Unstructured, rv
 
 // touched digests live's values at the paths the step's manifest sets.
 func (t *target) touched(live *unstructured.Unstructured) string {
-	return t.dig.Of(plan.Touched(t.step.Manifest, t.dig.Sealed(live)))
+	return t.dig.Fields(t.step.Manifest, live)
 }
 
 func isFieldConflict(err error) bool {

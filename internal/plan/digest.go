@@ -33,6 +33,14 @@ func (d Digester) bytes(data []byte) string {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
 
+// Fields is the digest of what live holds at every path the sealed desired
+// manifest sets (Step.Observed.Fields), Secret values compared as keyed
+// digests. The plan records it and the engine recomputes it before a retry,
+// so both must use this one definition.
+func (d Digester) Fields(sealedDesired map[string]any, live *unstructured.Unstructured) string {
+	return d.Of(Touched(sealedDesired, d.Sealed(live)))
+}
+
 // Sealed returns a copy of a manifest in which every Secret value (data and
 // stringData) is replaced by the keyed digest of its decoded bytes, so the
 // same value digests alike in either field. Other objects are copied as is.

@@ -97,7 +97,7 @@ func (m *maker) observe(desired, live *unstructured.Unstructured) Observed {
 		UID:             string(live.GetUID()),
 		ResourceVersion: live.GetResourceVersion(),
 		Generation:      live.GetGeneration(),
-		Fields:          m.dig.Of(Touched(desired.Object, live.Object)),
+		Fields:          m.dig.Fields(m.dig.Sealed(desired), live),
 	}
 }
 
