@@ -1,97 +1,77 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/progress"
 )
 
-// newProgress returns the renderer of a run's events, plain lines for
-// people on stderr or JSON lines on stdout with -o json, and a function to
-// call once after the run, which flushes the display.
+// newProgress returns the renderer of a run's events and a function to
+// call once after the run, which stops the display. With -o json it writes
+// JSON lines to stdout; otherwise it prints plain lines on stderr
+// (progress_plain.go), with how the run ended printed once.
 func newProgress(cmd *cobra.Command, output string) (progress.Sink, func()) {
 	if output == "json" {
 		return jsonLines(cmd.OutOrStdout()), func() {}
 	}
-	return (&plainLines{w: cmd.ErrOrStderr()}).emit, func() {}
+	return newPlain(cmd.ErrOrStderr(), nil).emit, func() {}
 }
 
-// jsonLines writes one JSON object per event ("schema": "piceli.progress/v1").
-func jsonLines(w io.Writer) progress.Sink {
-	var mu sync.Mutex
-	enc := json.NewEncoder(w)
-	return func(e progress.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		enc.Encode(struct {
-			Schema string `json:"schema"`
-			progress.Event
-		}{"piceli.progress/v1", e})
-	}
-}
-
-// plainLines prints one line per event. Waiting lines are repeated at most
-// every 5 seconds.
-type plainLines struct {
-	mu     sync.Mutex
-	w      io.Writer
-	lastWt time.Time
-}
-
-func (p *plainLines) emit(e progress.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if line := p.line(e); line != "" {
-		fmt.Fprintln(p.w, line)
-	}
-}
-
-func (p *plainLines) line(e progress.Event) string {
+// eventLine is the line both people's renderers print for an event, or ""
+// for the kinds each shows its own way: waves, steps that went well,
+// waits and the run's end.
+func eventLine(e progress.Event) string {
 	switch e.Kind {
 	case progress.RunStarted:
 		return fmt.Sprintf("run %s: plan %s, %s", e.Run, plan.ShortHash(e.Plan), e.Summary)
-	case progress.WaveStarted:
-		return fmt.Sprintf("wave %d/%d: %s (%d objects)", e.Wave+1, e.Waves, e.Stage, e.Objects)
 	case progress.StepFinished:
 		if e.Error != "" {
 			return fmt.Sprintf("  failed  %s %s: %s", e.Action, e.Ref, e.Error)
 		}
-		return fmt.Sprintf("  done    %s %s", e.Action, e.Ref)
-	case progress.Waiting:
-		if time.Since(p.lastWt) < 5*time.Second {
-			return ""
-		}
-		p.lastWt = time.Now()
-		return "  " + waitingText(e)
 	case progress.Settled:
 		return fmt.Sprintf("  settled %s: %s", e.Ref, e.Result)
 	case progress.Compensating:
+		if e.Error != "" {
+			return fmt.Sprintf("  undo %s: %s: %s", e.Ref, e.Result, e.Error)
+		}
 		return fmt.Sprintf("  undo %s: %s", e.Ref, e.Result)
 	case progress.Note:
 		return "  " + e.Message
-	case progress.RunFinished:
-		return fmt.Sprintf("run %s %s", e.Run, e.Status)
 	}
 	return ""
 }
 
+// waveName names a wave by its place and stage: "wave 2/3: apps".
+func waveName(e progress.Event) string {
+	return fmt.Sprintf("wave %d/%d: %s", e.Wave+1, e.Waves, e.Stage)
+}
+
+// endText says how a run ended: "run ID finished: revision N" for a
+// finished run, else "run ID stopped", "run ID failed" or
+// "run ID compensated". The error is left to the command, which returns it.
+func endText(e progress.Event) string {
+	if e.Status == string(journal.StatusFinished) {
+		return fmt.Sprintf("run %s finished: revision %d", e.Run, e.Revision)
+	}
+	return fmt.Sprintf("run %s %s", e.Run, e.Status)
+}
+
 // waitingText says how many objects a wave still waits for and names the
-// first few: "waiting for 62 of 100 Deployments: d-00039, d-00099, … (+59)".
+// first few, at most progress.MaxNames whatever the event carries:
+// "waiting for 62 of 100 Deployments: d-00039, d-00099, d-00100, … (+59)".
 func waitingText(e progress.Event) string {
 	s := fmt.Sprintf("waiting for %d of %d %s", e.Pending, e.Total, e.What)
-	if len(e.Names) == 0 {
+	names := e.Names[:min(len(e.Names), progress.MaxNames)]
+	if len(names) == 0 {
 		return s
 	}
-	s += ": " + strings.Join(e.Names, ", ")
-	if more := e.Pending - len(e.Names); more > 0 {
+	s += ": " + strings.Join(names, ", ")
+	if more := e.Pending - len(names); more > 0 {
 		s += fmt.Sprintf(", … (+%d)", more)
 	}
 	return s
