@@ -2,9 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/plan"
@@ -13,13 +16,25 @@ import (
 
 // newProgress returns the renderer of a run's events and a function to
 // call once after the run, which stops the display. With -o json it writes
-// JSON lines to stdout; otherwise it prints plain lines on stderr
-// (progress_plain.go), with how the run ended printed once.
+// JSON lines to stdout; when stderr is a terminal it draws live bars there
+// (progress_live.go); otherwise it prints plain lines on stderr
+// (progress_plain.go). People's renderers print how the run ended once;
+// the JSON stream carries it as its last event.
 func newProgress(cmd *cobra.Command, output string) (progress.Sink, func()) {
 	if output == "json" {
 		return jsonLines(cmd.OutOrStdout()), func() {}
 	}
+	if tty, ok := terminal(cmd.ErrOrStderr()); ok {
+		l := newLive(tty, liveOptions{Color: os.Getenv("NO_COLOR") == ""})
+		return l.emit, l.close
+	}
 	return newPlain(cmd.ErrOrStderr(), nil).emit, func() {}
+}
+
+// terminal returns w as a file when it is a terminal.
+func terminal(w io.Writer) (*os.File, bool) {
+	f, ok := w.(*os.File)
+	return f, ok && term.IsTerminal(int(f.Fd()))
 }
 
 // eventLine is the line both people's renderers print for an event, or ""

@@ -32,6 +32,7 @@ func newPlain(w io.Writer, now func() time.Time) *plainLines {
 	return &plainLines{w: w, now: now, waited: map[int]time.Time{}}
 }
 
+// emit is the progress.Sink of plain lines.
 func (p *plainLines) emit(e progress.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
