@@ -66,7 +66,7 @@ func (e *RunFailedError) Error() string {
 func (e *RunFailedError) Unwrap() error { return e.Err }
 
 // Resumable reports whether Resume can continue the run.
-func (e *RunFailedError) Resumable() bool { return e.Result.Status != "compensated" }
+func (e *RunFailedError) Resumable() bool { return e.Result.Status != StatusCompensated }
 
 // IsRefused reports whether err refused the request before any change: a
 // *RefusedError, *StaleError or *LockHeldError.

@@ -1,6 +1,9 @@
 package release
 
-import "github.com/pynenc/piceli/internal/progress"
+import (
+	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/progress"
+)
 
 // Event is one thing a run did, for a progress display; Kind says which
 // fields are set. Events carry references, actions and counts, never object
@@ -26,3 +29,12 @@ const (
 
 // MaxNames bounds the names a Waiting event carries.
 const MaxNames = progress.MaxNames
+
+// The statuses a run ends with, in Result.Status and in a run-finished
+// Event's Status.
+const (
+	StatusFinished    = journal.StatusFinished    // every wave ready; a new revision
+	StatusFailed      = journal.StatusFailed      // stopped by an error; Resume continues it
+	StatusStopped     = journal.StatusStopped     // stopped on request; Resume continues it
+	StatusCompensated = journal.StatusCompensated // failed and undid its completed steps
+)

@@ -178,6 +178,7 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 		return fmt.Errorf("%s %s (it may have been applied): %w", t.step.Action, t.step.Ref, err)
 	}
 	rec := journal.Record{Type: journal.Outcome, Step: i, Ref: &t.step.Ref, Result: journal.ResultApplied, UID: w.UID, ResourceVersion: w.ResourceVersion}
+	cause := err
 	if err != nil {
 		err = fmt.Errorf("%s %s: %w", t.step.Action, t.step.Ref, err)
 		rec.Result, rec.Error = journal.ResultFailed, err.Error()
@@ -186,7 +187,7 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 		return jerr
 	}
 	r.fp.hit(ctx, FailAfterOutcome)
-	r.e.emit(stepFinished(wave, t.step, rec))
+	r.e.emit(stepFinished(wave, t.step, rec.Result, cause))
 	if err == nil {
 		r.mu.Lock()
 		r.done[i], r.written[i] = true, w
@@ -211,8 +212,14 @@ func (r *runner) revision() (int, error) {
 	return n, nil
 }
 
-func stepFinished(wave int, s plan.Step, rec journal.Record) progress.Event {
-	return progress.Event{Kind: progress.StepFinished, Wave: wave, Ref: s.Ref.String(), Action: string(s.Action), Result: string(rec.Result), Error: rec.Error}
+// stepFinished is the event of a step's outcome; its Error is the cause
+// alone, since the event names the action and the object.
+func stepFinished(wave int, s plan.Step, result journal.Result, cause error) progress.Event {
+	ev := progress.Event{Kind: progress.StepFinished, Wave: wave, Ref: s.Ref.String(), Action: string(s.Action), Result: string(result)}
+	if cause != nil {
+		ev.Error = cause.Error()
+	}
+	return ev
 }
 
 // unknownOutcome reports whether a failed write may still have been

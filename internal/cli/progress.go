@@ -1,99 +1,90 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/pynenc/piceli/release"
 )
 
-// newProgress returns the renderer of a run's events, plain lines for
-// people on stderr or JSON lines on stdout with -o json, and a function to
-// call once after the run, which flushes the display.
+// newProgress returns the renderer of a run's events and a function to
+// call once after the run, which stops the display. With -o json it writes
+// JSON lines to stdout; when stderr is a terminal it draws live bars there
+// (progress_live.go); otherwise it prints plain lines on stderr
+// (progress_plain.go). People's renderers print how the run ended once;
+// the JSON stream carries it as its last event.
 func newProgress(cmd *cobra.Command, output string) (func(release.Event), func()) {
 	if output == "json" {
 		return jsonLines(cmd.OutOrStdout()), func() {}
 	}
-	return (&plainLines{w: cmd.ErrOrStderr()}).emit, func() {}
-}
-
-// jsonLines writes one JSON object per event ("schema": "piceli.progress/v1").
-func jsonLines(w io.Writer) func(release.Event) {
-	var mu sync.Mutex
-	enc := json.NewEncoder(w)
-	return func(e release.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		enc.Encode(struct {
-			Schema string `json:"schema"`
-			release.Event
-		}{"piceli.progress/v1", e})
+	if tty, ok := terminal(cmd.ErrOrStderr()); ok {
+		l := newLive(tty, liveOptions{Color: os.Getenv("NO_COLOR") == ""})
+		return l.emit, l.close
 	}
+	return newPlain(cmd.ErrOrStderr(), nil).emit, func() {}
 }
 
-// plainLines prints one line per event. Waiting lines are repeated at most
-// every 5 seconds.
-type plainLines struct {
-	mu     sync.Mutex
-	w      io.Writer
-	lastWt time.Time
+// terminal returns w as a file when it is a terminal.
+func terminal(w io.Writer) (*os.File, bool) {
+	f, ok := w.(*os.File)
+	return f, ok && term.IsTerminal(int(f.Fd()))
 }
 
-func (p *plainLines) emit(e release.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if line := p.line(e); line != "" {
-		fmt.Fprintln(p.w, line)
-	}
-}
-
-func (p *plainLines) line(e release.Event) string {
+// eventLine is the line both people's renderers print for an event, or ""
+// for the kinds each shows its own way: waves, steps that went well,
+// waits and the run's end.
+func eventLine(e release.Event) string {
 	switch e.Kind {
 	case release.RunStarted:
 		return fmt.Sprintf("run %s: plan %s, %s", e.Run, release.ShortHash(e.Plan), e.Summary)
-	case release.WaveStarted:
-		return fmt.Sprintf("wave %d/%d: %s (%d objects)", e.Wave+1, e.Waves, e.Stage, e.Objects)
 	case release.StepFinished:
 		if e.Error != "" {
 			return fmt.Sprintf("  failed  %s %s: %s", e.Action, e.Ref, e.Error)
 		}
-		return fmt.Sprintf("  done    %s %s", e.Action, e.Ref)
-	case release.Waiting:
-		if time.Since(p.lastWt) < 5*time.Second {
-			return ""
-		}
-		p.lastWt = time.Now()
-		return "  " + waitingText(e)
 	case release.Settled:
 		return fmt.Sprintf("  settled %s: %s", e.Ref, e.Result)
 	case release.Compensating:
+		if e.Error != "" {
+			return fmt.Sprintf("  undo %s: %s: %s", e.Ref, e.Result, e.Error)
+		}
 		return fmt.Sprintf("  undo %s: %s", e.Ref, e.Result)
 	case release.Note:
 		return "  " + e.Message
-	case release.RunFinished:
-		if e.Revision > 0 {
-			return fmt.Sprintf("run %s finished: revision %d", e.Run, e.Revision)
-		}
-		return fmt.Sprintf("run %s %s", e.Run, e.Status)
 	}
 	return ""
 }
 
+// waveName names a wave by its place and stage: "wave 2/3: apps".
+func waveName(e release.Event) string {
+	return fmt.Sprintf("wave %d/%d: %s", e.Wave+1, e.Waves, e.Stage)
+}
+
+// endText says how a run ended: "run ID finished: revision N" for a
+// finished run, else "run ID stopped", "run ID failed" or
+// "run ID compensated". The error is left to the command, which returns it.
+func endText(e release.Event) string {
+	if e.Status == string(release.StatusFinished) {
+		return fmt.Sprintf("run %s finished: revision %d", e.Run, e.Revision)
+	}
+	return fmt.Sprintf("run %s %s", e.Run, e.Status)
+}
+
 // waitingText says how many objects a wave still waits for and names the
-// first few: "waiting for 62 of 100 Deployments: d-00039, d-00099, … (+59)".
+// first few, at most release.MaxNames whatever the event carries:
+// "waiting for 62 of 100 Deployments: d-00039, d-00099, d-00100, … (+59)".
 func waitingText(e release.Event) string {
 	s := fmt.Sprintf("waiting for %d of %d %s", e.Pending, e.Total, e.What)
-	if len(e.Names) == 0 {
+	names := e.Names[:min(len(e.Names), release.MaxNames)]
+	if len(names) == 0 {
 		return s
 	}
-	s += ": " + strings.Join(e.Names, ", ")
-	if more := e.Pending - len(e.Names); more > 0 {
+	s += ": " + strings.Join(names, ", ")
+	if more := e.Pending - len(names); more > 0 {
 		s += fmt.Sprintf(", … (+%d)", more)
 	}
 	return s

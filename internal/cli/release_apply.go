@@ -63,8 +63,9 @@ func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, rel
 	return reportRun(cmd, f.output, res, err)
 }
 
-// reportRun maps how a run ended to an exit code and says what to do next;
-// the progress display has already printed the run's end.
+// reportRun maps how a run ended to an exit code and says why and what to
+// do next; the progress display has already printed the run's end, so the
+// message does not repeat it.
 func reportRun(cmd *cobra.Command, output string, _ *release.Result, err error) error {
 	var (
 		approval *release.ApprovalRequiredError
@@ -76,13 +77,13 @@ func reportRun(cmd *cobra.Command, output string, _ *release.Result, err error) 
 	case errors.As(err, &approval):
 		return askApproval(cmd, output, approval)
 	case errors.As(err, &failed) && cmd.Context().Err() != nil:
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s interrupted, in-flight writes abandoned; resume it with: piceli release resume (it settles them by reading the cluster)", failed.Result.Run)}
-	case errors.As(err, &failed) && failed.Result.Status == "stopped":
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s stopped; continue it with: piceli release resume", failed.Result.Run)}
+		return &ExitError{Code: ExitFailed, Err: errors.New("interrupted, in-flight writes abandoned; resume it with: piceli release resume (it settles them by reading the cluster)")}
+	case errors.As(err, &failed) && failed.Result.Status == release.StatusStopped:
+		return &ExitError{Code: ExitFailed, Err: errors.New("stopped; continue it with: piceli release resume")}
 	case errors.As(err, &failed) && failed.Resumable():
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed (resume it with: piceli release resume): %w", failed.Result.Run, failed.Err)}
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\nresume it with: piceli release resume", failed.Err)}
 	case errors.As(err, &failed):
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("run %s failed: %w", failed.Result.Run, failed.Err)}
+		return &ExitError{Code: ExitFailed, Err: failed.Err}
 	}
 	return err
 }

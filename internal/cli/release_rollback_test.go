@@ -24,7 +24,7 @@ func TestRollbackRestoresPreviousRevision(t *testing.T) {
 	r.assertLive(t, "fast", 1)
 
 	hist := run(t, "release", "history", "--spec", r.spec, "-o", "json")
-	var got struct{ Revisions []history.Revision }
+	var got struct{ Revisions []history.Summary }
 	if err := json.Unmarshal([]byte(hist.stdout), &got); err != nil || hist.code != ExitOK {
 		t.Fatalf("history -o json: exit %d, %v\n%s", hist.code, err, hist.stdout)
 	}

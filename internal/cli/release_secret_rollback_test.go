@@ -84,7 +84,7 @@ func TestRollbackRestoresTheSecretVersion(t *testing.T) {
 		}
 	}
 	hist := run(t, "release", "history", "--spec", r.spec, "-o", "json")
-	var got struct{ Revisions []history.Revision }
+	var got struct{ Revisions []history.Summary }
 	if err := json.Unmarshal([]byte(hist.stdout), &got); err != nil || len(got.Revisions) != 3 || got.Revisions[2].Secrets[secretName] != 1 {
 		t.Errorf("history -o json does not show revision 3 using version 1 of %s (%v):\n%s", secretName, err, hist.stdout)
 	}

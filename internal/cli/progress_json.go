@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+
+	"github.com/pynenc/piceli/release"
+)
+
+// progressSchema names the format of the JSON-lines stream, so a reader can
+// refuse one it does not know.
+const progressSchema = "piceli.progress/v1"
+
+// jsonLines writes one JSON object per event, with "schema" set to
+// progressSchema and the event's fields beside it. It serialises writers
+// and drops nothing: a run's end is its last event, as emitted.
+func jsonLines(w io.Writer) func(release.Event) {
+	var mu sync.Mutex
+	enc := json.NewEncoder(w)
+	return func(e release.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		enc.Encode(struct {
+			Schema string `json:"schema"`
+			release.Event
+		}{progressSchema, e})
+	}
+}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/pynenc/piceli/release"
+)
+
+// waitEvery is how often plain lines repeat a wave's wait.
+const waitEvery = 5 * time.Second
+
+// plainLines prints one line per event for a reader that is not a
+// terminal. A wave's first wait prints at once and repeats at most every
+// waitEvery, with counts and at most release.MaxNames names. The run's end
+// prints once, however many run-finished events arrive.
+type plainLines struct {
+	mu     sync.Mutex
+	w      io.Writer
+	now    func() time.Time
+	waited map[int]time.Time // wave → when its last waiting line printed
+	ended  bool
+}
+
+// newPlain returns plain lines on w; now reads the clock, time.Now when nil.
+func newPlain(w io.Writer, now func() time.Time) *plainLines {
+	if now == nil {
+		now = time.Now
+	}
+	return &plainLines{w: w, now: now, waited: map[int]time.Time{}}
+}
+
+// emit is the func(release.Event) of plain lines.
+func (p *plainLines) emit(e release.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if line := p.line(e); line != "" {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+func (p *plainLines) line(e release.Event) string {
+	switch e.Kind {
+	case release.WaveStarted:
+		return fmt.Sprintf("%s (%d objects)", waveName(e), e.Objects)
+	case release.StepFinished:
+		if e.Error == "" {
+			return fmt.Sprintf("  done    %s %s", e.Action, e.Ref)
+		}
+	case release.Waiting:
+		return p.waitLine(e)
+	case release.RunFinished:
+		if p.ended {
+			return ""
+		}
+		p.ended = true
+		return endText(e)
+	}
+	return eventLine(e)
+}
+
+// waitLine is the line of a wait, or "" when its wave printed one less
+// than waitEvery ago.
+func (p *plainLines) waitLine(e release.Event) string {
+	now := p.now()
+	if last, ok := p.waited[e.Wave]; ok && now.Sub(last) < waitEvery {
+		return ""
+	}
+	p.waited[e.Wave] = now
+	return "  " + waitingText(e)
+}
