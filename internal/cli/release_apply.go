@@ -58,15 +58,15 @@ func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, rel
 		return err
 	}
 	opts := release.RunOptions{AllowReplace: f.allowReplace, Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr())}
-	res, err := run(r, opts)
+	_, err = run(r, opts)
 	done()
-	return reportRun(cmd, f.output, res, err)
+	return reportRun(cmd, f.spec, f.output, err)
 }
 
 // reportRun maps how a run ended to an exit code and says why and what to
 // do next; the progress display has already printed the run's end, so the
 // message does not repeat it.
-func reportRun(cmd *cobra.Command, output string, _ *release.Result, err error) error {
+func reportRun(cmd *cobra.Command, spec, output string, err error) error {
 	var (
 		approval *release.ApprovalRequiredError
 		failed   *release.RunFailedError
@@ -75,7 +75,7 @@ func reportRun(cmd *cobra.Command, output string, _ *release.Result, err error) 
 	case err == nil:
 		return nil
 	case errors.As(err, &approval):
-		return askApproval(cmd, output, approval)
+		return askApproval(cmd, spec, output, approval)
 	case errors.As(err, &failed) && cmd.Context().Err() != nil:
 		return &ExitError{Code: ExitFailed, Err: errors.New("interrupted, in-flight writes abandoned; resume it with: piceli release resume (it settles them by reading the cluster)")}
 	case errors.As(err, &failed) && failed.Result.Status == release.StatusStopped:
@@ -90,13 +90,10 @@ func reportRun(cmd *cobra.Command, output string, _ *release.Result, err error) 
 
 // askApproval prints a plan that needs approval and ends with exit code 3
 // (1 when the plan is blocked and can never be approved).
-func askApproval(cmd *cobra.Command, output string, a *release.ApprovalRequiredError) error {
-	if err := printPlan(cmd, output, a.Plan); err != nil {
+func askApproval(cmd *cobra.Command, spec, output string, a *release.ApprovalRequiredError) error {
+	next := approveCommand(spec, a.Plan, a.Rollback)
+	if err := printPlan(cmd, output, a.Plan, next); err != nil {
 		return err
 	}
-	next := fmt.Sprintf("run again with --approve %s", release.ShortHash(a.Plan.Hash))
-	if a.Rollback > 0 {
-		next = fmt.Sprintf("run: piceli release rollback --to %d --approve %s", a.Rollback, release.ShortHash(a.Plan.Hash))
-	}
-	return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; %s", next)}
+	return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}
 }

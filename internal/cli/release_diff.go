@@ -33,7 +33,7 @@ can detect drift.`,
 			if err != nil {
 				return err
 			}
-			if err := printPlan(cmd, f.output, p); err != nil {
+			if err := printPlan(cmd, f.output, p, ""); err != nil {
 				return err
 			}
 			if exitCode && p.Changed() {

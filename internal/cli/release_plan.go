@@ -59,16 +59,16 @@ Nothing is written to the cluster. Approve the plan with
 			if err != nil {
 				return err
 			}
-			return printPlan(cmd, f.output, p)
+			return printPlan(cmd, f.output, p, approveCommand(f.spec, p, 0))
 		},
 	}
 	f.register(cmd)
 	return cmd
 }
 
-// printPlan writes the plan as text or JSON; a blocked plan ends with exit
-// code 1 after it is printed.
-func printPlan(cmd *cobra.Command, output string, p *release.Plan) error {
+// printPlan writes the plan as text or JSON, with next, the command that
+// applies it; a blocked plan ends with exit code 1 after it is printed.
+func printPlan(cmd *cobra.Command, output string, p *release.Plan, next string) error {
 	if output == "json" {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
@@ -78,11 +78,27 @@ func printPlan(cmd *cobra.Command, output string, p *release.Plan) error {
 	} else {
 		release.WritePlan(cmd.OutOrStdout(), p, release.TextOptions{Color: colorful(cmd)})
 		if p.Hash != "" {
-			cmd.Printf("\nplan %s stored\napply it with: piceli release apply --approve %s\n", p.Hash, release.ShortHash(p.Hash))
+			cmd.Printf("\nplan %s stored\napply it with: %s\n", p.Hash, next)
 		}
 	}
 	if b := p.Blocked(); len(b) > 0 {
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d step(s) block this plan; it was not stored", len(b))}
 	}
 	return nil
+}
+
+// approveCommand is the command that applies the stored plan p: a rollback
+// plan (to > 0) is applied by rollback, any other by apply.
+func approveCommand(spec string, p *release.Plan, to int) string {
+	cmd := "piceli release apply"
+	if to > 0 {
+		cmd = "piceli release rollback"
+	}
+	if spec != "release.toml" {
+		cmd += " --spec " + spec
+	}
+	if to > 0 {
+		cmd += fmt.Sprintf(" --to %d", to)
+	}
+	return cmd + " --approve " + release.ShortHash(p.Hash)
 }

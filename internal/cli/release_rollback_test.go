@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,6 +60,11 @@ func proposeRollbackOfTwoRevisions(t *testing.T) (*testRelease, string) {
 	m := regexp.MustCompile(`--to 1 --approve ([0-9a-f]{12})`).FindStringSubmatch(propose.stderr)
 	if propose.code != ExitApproval || m == nil {
 		t.Fatalf("rollback without --approve: exit %d, stderr:\n%s\nwant exit 3 and the hash to approve", propose.code, propose.stderr)
+	}
+	// The printed plan names the command that applies it: rollback, since
+	// "release apply" of a rollback plan is refused as stale.
+	if hint := "apply it with: piceli release rollback --spec " + r.spec + " --to 1 --approve " + m[1]; !strings.Contains(propose.stdout, hint) {
+		t.Errorf("rollback without --approve prints:\n%s\nwant the hint %q", propose.stdout, hint)
 	}
 	return r, m[1]
 }
