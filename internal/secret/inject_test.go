@@ -71,3 +71,18 @@ func TestInject(t *testing.T) {
 		t.Errorf("a new secret version left the pod template annotation unchanged, so the workload would not roll")
 	}
 }
+
+// TestInjectPinsTheAnnotation guards running workloads: the pod-template
+// annotation an earlier Piceli wrote must be written alike by this one, or
+// every workload using a secret would roll on upgrade. The value is the
+// HMAC-SHA256 under "pinned key" of the length-prefixed (8-byte big-endian)
+// keys and values in key order, checked outside Go.
+func TestInjectPinsTheAnnotation(t *testing.T) {
+	v := &Version{Secret: "db", Number: 1, values: map[string][]byte{"password": []byte("hunter2"), "user": []byte("admin")}}
+	objs := []compose.Object{workload("apps/v1", "Deployment", "api", usingEnv("db"))}
+	Inject(objs, map[string]*Version{"db": v}, []byte("pinned key"))
+	want := "hmac-sha256:4d03d5d8f29b0b1b5e70aac37342bba960cd0b318ba0b9495c575572abde1b87"
+	if got := annotation(t, objs[0], "spec", "template"); got != want {
+		t.Errorf("Inject() annotation = %s, want %s", got, want)
+	}
+}
