@@ -80,7 +80,7 @@ func stamp(u *unstructured.Unstructured, used []string, versions map[string]*Ver
 			continue
 		}
 		ann := append(slices.Clone(path), "metadata", "annotations")
-		unstructured.SetNestedField(u.Object, "hmac-sha256:"+Digest(key, v), append(ann, annotationKey(name))...)
+		unstructured.SetNestedField(u.Object, Digest(key, v), append(ann, annotationKey(name))...)
 	}
 }
 
