@@ -141,7 +141,7 @@ func (m *maker) needsNamespace() bool {
 func targetNamespace(in Input) compose.Object {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
 	u.SetName(in.Namespace)
-	u.SetLabels(map[string]string{releaseLabel: in.Release.Name})
+	u.SetLabels(map[string]string{object.ReleaseLabel: in.Release.Name})
 	return compose.Object{Origin: "release.toml target.namespace", Object: u}
 }
 

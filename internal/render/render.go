@@ -17,16 +17,12 @@ import (
 // Secret. Encoded Secrets carry it instead of their values.
 const SecretKeysAnnotation = "piceli.dev/secret-keys"
 
-// ReleaseLabel marks every object a release declares with the release's
-// name, so a plan can tell its own objects from ones it would adopt.
-const ReleaseLabel = "piceli.dev/release"
-
 // Options says how objects are rendered.
 type Options struct {
 	// Namespace is given to every namespaced object that names none.
 	// Empty leaves namespaces as declared.
 	Namespace string
-	// Release, when set, is written into ReleaseLabel on every object.
+	// Release, when set, is written into object.ReleaseLabel on every object.
 	Release string
 }
 
@@ -45,7 +41,7 @@ func Objects(in []compose.Object, opts Options) ([]compose.Object, error) {
 			u.SetNamespace(opts.Namespace)
 		}
 		if opts.Release != "" {
-			setLabel(u, ReleaseLabel, opts.Release)
+			setLabel(u, object.ReleaseLabel, opts.Release)
 		}
 		ref := object.RefOf(u)
 		if prev, dup := seen[ref]; dup {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/object"
 )
 
 func obj(apiVersion, kind, ns, name string) compose.Object {
@@ -73,8 +74,8 @@ func TestObjectsLabelsTheRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := got[0].Object.GetLabels()[ReleaseLabel]; l != "shop" {
-		t.Errorf("label %s = %q, want shop", ReleaseLabel, l)
+	if l := got[0].Object.GetLabels()[object.ReleaseLabel]; l != "shop" {
+		t.Errorf("label %s = %q, want shop", object.ReleaseLabel, l)
 	}
 }
 
