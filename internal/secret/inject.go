@@ -41,20 +41,10 @@ func setValues(u *unstructured.Unstructured, v *Version) {
 	u.Object["data"] = data
 }
 
-// templatePath is where each workload kind keeps its pod template.
-var templatePath = map[string][]string{
-	"apps/Deployment":  {"spec", "template"},
-	"apps/StatefulSet": {"spec", "template"},
-	"apps/DaemonSet":   {"spec", "template"},
-	"apps/ReplicaSet":  {"spec", "template"},
-	"batch/Job":        {"spec", "template"},
-	"batch/CronJob":    {"spec", "jobTemplate", "spec", "template"},
-}
-
 // podTemplate returns the pod template of a workload, or nil.
 func podTemplate(u *unstructured.Unstructured) map[string]any {
-	path, ok := templatePath[u.GroupVersionKind().Group+"/"+u.GetKind()]
-	if !ok {
+	path := object.PodTemplatePath(u)
+	if path == nil {
 		return nil
 	}
 	t, _, _ := unstructured.NestedMap(u.Object, path...)
@@ -73,14 +63,13 @@ func podSpec(u *unstructured.Unstructured) map[string]any {
 // stamp writes the digest annotation of each used, resolved secret into
 // the workload's pod template.
 func stamp(u *unstructured.Unstructured, used []string, versions map[string]*Version, key []byte) {
-	path := templatePath[u.GroupVersionKind().Group+"/"+u.GetKind()]
+	ann := append(object.PodTemplatePath(u), "metadata", "annotations")
 	for _, name := range used {
 		v, ok := versions[name]
 		if !ok {
 			continue
 		}
-		ann := append(slices.Clone(path), "metadata", "annotations")
-		unstructured.SetNestedField(u.Object, Digest(key, v), append(ann, annotationKey(name))...)
+		unstructured.SetNestedField(u.Object, Digest(key, v), append(slices.Clone(ann), annotationKey(name))...)
 	}
 }
 
