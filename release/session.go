@@ -8,6 +8,7 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/secret"
@@ -18,7 +19,7 @@ import (
 // the objects carry (in memory only).
 type session struct {
 	r          *Release
-	objects    []compose.Object // rendered, in apply order, Secret values injected
+	objects    []object.Declared // rendered, in apply order, Secret values injected
 	components []app.ComponentInfo
 	declared   []app.SecretInfo // the composition's secret declarations
 	client     *kube.Client

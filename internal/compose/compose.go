@@ -7,26 +7,19 @@ import (
 	"path/filepath"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
 )
 
-// Result is a loaded composition: its objects in declaration order and, for
-// Go compositions, the components and secret declarations it made.
+// Result is a loaded composition: its objects in declaration order, each
+// with its origin ("manifests/a.yaml:12", or what a Go composition
+// reported) and, for Go compositions, the components and secret
+// declarations it made.
 type Result struct {
-	Objects    []Object
+	Objects    []object.Declared
 	Components []app.ComponentInfo
 	Secrets    []app.SecretInfo
-}
-
-// Object is one declared object and where it came from: a file and line
-// ("manifests/a.yaml:12") or what a Go composition reported.
-type Object struct {
-	Origin    string
-	DependsOn []string
-	Object    *unstructured.Unstructured
 }
 
 // Options tunes Load. The zero value is valid.

@@ -8,6 +8,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // checkObject requires apiVersion, kind and metadata.name.
@@ -52,7 +53,7 @@ func resultOf(doc *app.Document, data []byte) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Objects = append(res.Objects, Object{Origin: o.Origin, DependsOn: o.DependsOn, Object: obj})
+		res.Objects = append(res.Objects, object.Declared{Origin: o.Origin, DependsOn: o.DependsOn, Object: obj})
 	}
 	return res, nil
 }

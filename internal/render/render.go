@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/object"
 )
@@ -31,9 +30,9 @@ type Options struct {
 // when encoded): by stage (graph.Order), then group, kind, namespace and
 // name. Inputs are not modified. Two objects with the same identity are an
 // error naming both origins.
-func Objects(in []compose.Object, opts Options) ([]compose.Object, error) {
+func Objects(in []object.Declared, opts Options) ([]object.Declared, error) {
 	scopes := crdScopes(in)
-	out := make([]compose.Object, len(in))
+	out := make([]object.Declared, len(in))
 	seen := map[object.Ref]string{}
 	for i, o := range in {
 		u := clean(o.Object)
@@ -48,14 +47,14 @@ func Objects(in []compose.Object, opts Options) ([]compose.Object, error) {
 			return nil, fmt.Errorf("%s is declared twice: by %s and by %s", ref, prev, o.Origin)
 		}
 		seen[ref] = o.Origin
-		out[i] = compose.Object{Origin: o.Origin, DependsOn: o.DependsOn, Object: u}
+		out[i] = object.Declared{Origin: o.Origin, DependsOn: o.DependsOn, Object: u}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return less(out[i].Object, out[j].Object) })
 	return out, nil
 }
 
 // Manifests returns the objects' manifests, in order.
-func Manifests(objs []compose.Object) []*unstructured.Unstructured {
+func Manifests(objs []object.Declared) []*unstructured.Unstructured {
 	out := make([]*unstructured.Unstructured, len(objs))
 	for i, o := range objs {
 		out[i] = o.Object
@@ -93,7 +92,7 @@ func namespaced(u *unstructured.Unstructured, crdScopes map[schema.GroupKind]boo
 
 // crdScopes maps each kind defined by a CRD in the composition to whether
 // it is cluster-scoped.
-func crdScopes(in []compose.Object) map[schema.GroupKind]bool {
+func crdScopes(in []object.Declared) map[schema.GroupKind]bool {
 	scopes := map[schema.GroupKind]bool{}
 	for _, o := range in {
 		gk := o.Object.GroupVersionKind().GroupKind()

@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/object"
 )
 
@@ -20,7 +19,7 @@ const AnnotationPrefix = "secret.piceli.dev/"
 // resolved version, and stamps the pod template of every workload that
 // uses one of those Secrets with the version's keyed digest. Objects are
 // changed in place; the values live only in memory.
-func Inject(objs []compose.Object, versions map[string]*Version, key []byte) {
+func Inject(objs []object.Declared, versions map[string]*Version, key []byte) {
 	for _, o := range objs {
 		u := o.Object
 		if v, ok := versions[u.GetName()]; ok && object.IsSecret(u) {
