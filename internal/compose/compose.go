@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pynenc/piceli/app"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // Result is a loaded composition: its objects in declaration order, each
@@ -18,8 +18,8 @@ import (
 // declarations it made.
 type Result struct {
 	Objects    []object.Declared
-	Components []app.ComponentInfo
-	Secrets    []app.SecretInfo
+	Components []wire.ComponentInfo
+	Secrets    []wire.SecretInfo
 }
 
 // Options tunes Load. The zero value is valid.
@@ -59,9 +59,9 @@ func Load(ctx context.Context, s *spec.Spec, opts Options) (*Result, error) {
 }
 
 // ContextDocument is the context a Go composition of s receives.
-func ContextDocument(s *spec.Spec) app.ContextDocument {
-	return app.ContextDocument{
-		Schema:    app.ContextSchema,
+func ContextDocument(s *spec.Spec) wire.ContextDocument {
+	return wire.ContextDocument{
+		Schema:    wire.ContextSchema,
 		Release:   s.Release.Name,
 		Namespace: s.Target.Namespace,
 		Images:    s.Images,
