@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pynenc/piceli/app"
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/kube"
@@ -12,6 +11,7 @@ import (
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/secret"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // session is one call's view of the release: its composition loaded and
@@ -20,8 +20,8 @@ import (
 type session struct {
 	r          *Release
 	objects    []object.Declared // rendered, in apply order, Secret values injected
-	components []app.ComponentInfo
-	declared   []app.SecretInfo // the composition's secret declarations
+	components []wire.ComponentInfo
+	declared   []wire.SecretInfo // the composition's secret declarations
 	client     *kube.Client
 	key        []byte
 	plan       *plan.Plan // the latest plan made in this session

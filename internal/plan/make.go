@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/app"
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // Input is what a plan is made of besides the cluster: a rendered
@@ -19,10 +19,10 @@ import (
 // release-labelled) and the release it belongs to.
 type Input struct {
 	Release    Release
-	Namespace  string              // the target namespace
-	Objects    []object.Declared   // rendered objects, in apply order
-	Components []app.ComponentInfo // resolves DependsOn component names
-	Prune      bool                // delete release objects no longer declared
+	Namespace  string               // the target namespace
+	Objects    []object.Declared    // rendered objects, in apply order
+	Components []wire.ComponentInfo // resolves DependsOn component names
+	Prune      bool                 // delete release objects no longer declared
 }
 
 // Options tune how a plan is made. The zero value is valid.
