@@ -22,12 +22,13 @@ type Resource struct {
 }
 
 // Resolve maps every declared object to its resource, index-aligned with
-// objs (their origins name them in errors), through the cluster's discovery or, for kinds a
-// CustomResourceDefinition in objs defines, through that CRD. It checks scope:
-// a namespaced kind needs metadata.namespace, a cluster-scoped kind must not
-// have one. Every failing object gives one *ResolveError, all joined; a group
-// whose discovery failed (an aggregated API that is down) only fails the
-// objects of that group. Resolve neither defaults namespaces nor reads objects.
+// objs (their origins name them in errors), through the cluster's
+// discovery or, for kinds a CustomResourceDefinition in objs defines,
+// through that CRD. It checks scope: a namespaced kind needs
+// metadata.namespace, a cluster-scoped kind must not have one. Every
+// failing object gives one *ResolveError, all joined; a group whose
+// discovery failed (an aggregated API that is down) only fails the objects
+// of that group. Resolve neither defaults namespaces nor reads objects.
 func (c *Client) Resolve(ctx context.Context, objs []object.Declared) ([]Resource, error) {
 	failed, err := c.discoveryFailures(ctx)
 	if err != nil {
