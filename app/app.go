@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -138,7 +139,7 @@ func (a *App) objects(ctx *Context) ([]Object, []error) {
 				continue
 			}
 		}
-		objects = append(objects, Object{Origin: e.origin, DependsOn: depsOf(e), Manifest: m})
+		objects = append(objects, Object{Origin: e.origin, DependsOn: depsOf(e), Object: &unstructured.Unstructured{Object: m}})
 	}
 	return objects, errs
 }

@@ -33,8 +33,8 @@ func Example() {
 		return
 	}
 	for _, o := range c.Objects() {
-		labels := o.Manifest["metadata"].(map[string]any)["labels"].(map[string]any)
-		fmt.Println(o.Origin, o.Manifest["kind"], labels[app.LabelName], labels[app.LabelPartOf])
+		labels := o.Object.GetLabels()
+		fmt.Println(o.Origin, o.Object.GetKind(), labels[app.LabelName], labels[app.LabelPartOf])
 	}
 	web := c.Components()[0]
 	fmt.Println(web.Name, web.Kind, web.Ports[0].Port, web.Readiness)
@@ -67,8 +67,7 @@ func ExampleApp_Secret() {
 	for _, k := range c.Secrets()[0].Keys {
 		fmt.Println(k.Key, k.Source, k.Ref, k.Length)
 	}
-	meta := c.Objects()[0].Manifest["metadata"].(map[string]any)
-	fmt.Println(meta["annotations"].(map[string]any)[app.AnnotationSecretKeys])
+	fmt.Println(c.Objects()[0].Object.GetAnnotations()[app.AnnotationSecretKeys])
 	// Output:
 	// password generated  32
 	// api-key env API_KEY 0

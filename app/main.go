@@ -1,11 +1,11 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
+
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // BuildFunc is the signature of a composition's entry point.
@@ -16,6 +16,9 @@ type BuildFunc func(*Context) (*Composition, error)
 // Document as JSON to standard output. When anything fails it writes a
 // Document whose Error says why and exits with status 1. Main never returns
 // after a failure; it is the only function in this package that exits.
+//
+// Main stays here, not in the protocol package, because the generated main
+// lives in the user's module, which can import this package only.
 func Main(build func(*Context) (*Composition, error)) {
 	if err := run(os.Stdin, os.Stdout, build); err != nil {
 		os.Exit(1)
@@ -29,22 +32,17 @@ func run(in io.Reader, out io.Writer, build BuildFunc) error {
 	if err != nil {
 		doc = Document{Schema: Schema, Objects: []Object{}, Error: err.Error()}
 	}
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	if werr := enc.Encode(doc); werr != nil {
-		return errors.Join(err, fmt.Errorf("write composition document: %w", werr))
+	if werr := wire.WriteDocument(out, doc); werr != nil {
+		return errors.Join(err, werr)
 	}
 	return err
 }
 
 // compose decodes the context, calls build and returns its Document.
 func compose(in io.Reader, build BuildFunc) (Document, error) {
-	var cd ContextDocument
-	if err := json.NewDecoder(in).Decode(&cd); err != nil {
-		return Document{}, fmt.Errorf("decode context document: %w", err)
-	}
-	if cd.Schema != ContextSchema {
-		return Document{}, fmt.Errorf("context document has schema %q, want %q", cd.Schema, ContextSchema)
+	cd, err := wire.ReadContext(in)
+	if err != nil {
+		return Document{}, err
 	}
 	c, err := build(NewContext(cd))
 	if err != nil {

@@ -91,7 +91,7 @@ func decodeOutput(t *testing.T, data []byte) *Document {
 func kinds(doc *Document) []string {
 	var out []string
 	for _, o := range doc.Objects {
-		out = append(out, o.Manifest["kind"].(string))
+		out = append(out, o.Object.GetKind())
 	}
 	return out
 }

@@ -59,7 +59,7 @@ func (a *App) File(paths ...string) {
 		}
 		for _, d := range docs {
 			prune(d.Object.Object, false)
-			a.addForeign(d.Source, d.Object)
+			a.addForeign(d.Origin, d.Object)
 		}
 	}
 }

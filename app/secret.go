@@ -9,24 +9,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // Secret source kinds, as they appear in SecretKeyInfo.Source.
 const (
-	// SourceGenerated values are generated once by Piceli.
-	SourceGenerated = "generated"
-	// SourceFile values are read from a file; Ref is its path.
-	SourceFile = "file"
-	// SourceEnv values are read from an environment variable; Ref names it.
-	SourceEnv = "env"
-	// SourceCluster values are imported from a cluster Secret; Ref is
-	// "secret/key".
-	SourceCluster = "cluster"
+	// SourceGenerated ("generated") values are generated once by Piceli.
+	SourceGenerated = wire.SourceGenerated
+	// SourceFile ("file") values are read from a file; Ref is its path.
+	SourceFile = wire.SourceFile
+	// SourceEnv ("env") values are read from an environment variable; Ref
+	// names it.
+	SourceEnv = wire.SourceEnv
+	// SourceCluster ("cluster") values are imported from a cluster Secret;
+	// Ref is "secret/key".
+	SourceCluster = wire.SourceCluster
 )
 
-// DefaultAlphabet is the alphabet of generated secret values unless
-// WithAlphabet says otherwise.
-const DefaultAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+// DefaultAlphabet (A-Z, a-z and 0-9) is the alphabet of generated secret
+// values unless WithAlphabet says otherwise.
+const DefaultAlphabet = wire.DefaultAlphabet
 
 // Secret is a handle to a Secret declared by source; use it with
 // EnvFromSecret and MountSecret.

@@ -7,12 +7,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/pynenc/piceli/internal/wire"
 )
 
-// SourceGeneratedTLS values are a self-signed TLS certificate (key tls.crt)
-// and its private key (key tls.key), generated once by Piceli; Ref is the
-// certificate's common name and Hosts its subject alternative names.
-const SourceGeneratedTLS = "generated-tls"
+// SourceGeneratedTLS ("generated-tls") values are a self-signed TLS
+// certificate (key tls.crt) and its private key (key tls.key), generated
+// once by Piceli; Ref is the certificate's common name and Hosts its
+// subject alternative names.
+const SourceGeneratedTLS = wire.SourceGeneratedTLS
 
 // GeneratedTLS declares the keys tls.crt and tls.key of a self-signed
 // ECDSA P-256 certificate for commonName, valid for one year, with hosts

@@ -35,8 +35,10 @@ func imports(t *testing.T) map[string][]string {
 
 // TestImportsPointOneWay keeps the architecture in the import graph: the
 // command tree drives releases only through package release (plus the
-// offline render, the sandbox and the scaffold), and the engine does not
-// reach back up for secrets or compositions.
+// offline render, the sandbox and the scaffold), the engine does not
+// reach back up for secrets or compositions, and no internal package
+// depends on the public builder app (the protocol it writes is
+// internal/wire).
 func TestImportsPointOneWay(t *testing.T) {
 	m := imports(t)
 	rules := []struct {
@@ -65,6 +67,9 @@ func TestImportsPointOneWay(t *testing.T) {
 	for pkg, deps := range m {
 		if pkg != "internal/cli" && pkg != "cmd/piceli" && slices.Contains(deps, "internal/cli") {
 			t.Errorf("%s imports the command tree", pkg)
+		}
+		if strings.HasPrefix(pkg, "internal/") && slices.Contains(deps, "app") {
+			t.Errorf("%s imports the public builder app; read the composition protocol from internal/wire", pkg)
 		}
 	}
 }

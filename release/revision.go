@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
@@ -21,14 +20,14 @@ import (
 // literally is taken from current (the composition now) when it digests the
 // same, and is an error naming it otherwise. The versions used are returned
 // with the objects.
-func revisionObjects(rev *history.Revision, current []compose.Object, key []byte, store *secret.Store) ([]compose.Object, map[string]*secret.Version, error) {
+func revisionObjects(rev *history.Revision, current []object.Declared, key []byte, store *secret.Store) ([]object.Declared, map[string]*secret.Version, error) {
 	dig := plan.Digester{Key: key}
 	now := map[object.Ref]*unstructured.Unstructured{}
 	for _, o := range current {
 		now[object.RefOf(o.Object)] = o.Object
 	}
 	origin := fmt.Sprintf("revision %d", rev.Number)
-	out := make([]compose.Object, 0, len(rev.Objects))
+	out := make([]object.Declared, 0, len(rev.Objects))
 	versions := map[string]*secret.Version{}
 	for _, o := range rev.Objects {
 		u := &unstructured.Unstructured{Object: o.Manifest}
@@ -38,7 +37,7 @@ func revisionObjects(rev *history.Revision, current []compose.Object, key []byte
 				return nil, nil, fmt.Errorf("%s of %s: %w", o.Ref, origin, err)
 			}
 		}
-		out = append(out, compose.Object{Origin: origin, Object: u.DeepCopy()})
+		out = append(out, object.Declared{Origin: origin, Object: u.DeepCopy()})
 	}
 	secret.Inject(out, versions, key)
 	return out, versions, nil

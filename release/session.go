@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pynenc/piceli/app"
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/secret"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // session is one call's view of the release: its composition loaded and
@@ -18,9 +19,9 @@ import (
 // the objects carry (in memory only).
 type session struct {
 	r          *Release
-	objects    []compose.Object // rendered, in apply order, Secret values injected
-	components []app.ComponentInfo
-	declared   []app.SecretInfo // the composition's secret declarations
+	objects    []object.Declared // rendered, in apply order, Secret values injected
+	components []wire.ComponentInfo
+	declared   []wire.SecretInfo // the composition's secret declarations
 	client     *kube.Client
 	key        []byte
 	plan       *plan.Plan // the latest plan made in this session

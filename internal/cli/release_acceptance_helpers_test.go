@@ -21,8 +21,8 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
-	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
@@ -316,7 +316,7 @@ func (r *testRelease) assertDeclared(t *testing.T, p *plan.Plan) {
 		}
 	}
 	for gvr := range kinds {
-		list, err := r.sb.Dynamic.Resource(gvr).Namespace(r.ns).List(t.Context(), metav1.ListOptions{LabelSelector: render.ReleaseLabel + "=" + r.name})
+		list, err := r.sb.Dynamic.Resource(gvr).Namespace(r.ns).List(t.Context(), metav1.ListOptions{LabelSelector: object.ReleaseLabel + "=" + r.name})
 		if err != nil {
 			t.Fatalf("list %s: %v", gvr.Resource, err)
 		}

@@ -7,26 +7,19 @@ import (
 	"path/filepath"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
-// Result is a loaded composition: its objects in declaration order and, for
-// Go compositions, the components and secret declarations it made.
+// Result is a loaded composition: its objects in declaration order, each
+// with its origin ("manifests/a.yaml:12", or what a Go composition
+// reported) and, for Go compositions, the components and secret
+// declarations it made.
 type Result struct {
-	Objects    []Object
-	Components []app.ComponentInfo
-	Secrets    []app.SecretInfo
-}
-
-// Object is one declared object and where it came from: a file and line
-// ("manifests/a.yaml:12") or what a Go composition reported.
-type Object struct {
-	Origin    string
-	DependsOn []string
-	Object    *unstructured.Unstructured
+	Objects    []object.Declared
+	Components []wire.ComponentInfo
+	Secrets    []wire.SecretInfo
 }
 
 // Options tunes Load. The zero value is valid.
@@ -66,9 +59,9 @@ func Load(ctx context.Context, s *spec.Spec, opts Options) (*Result, error) {
 }
 
 // ContextDocument is the context a Go composition of s receives.
-func ContextDocument(s *spec.Spec) app.ContextDocument {
-	return app.ContextDocument{
-		Schema:    app.ContextSchema,
+func ContextDocument(s *spec.Spec) wire.ContextDocument {
+	return wire.ContextDocument{
+		Schema:    wire.ContextSchema,
 		Release:   s.Release.Name,
 		Namespace: s.Target.Namespace,
 		Images:    s.Images,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pynenc/piceli/internal/manifest"
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // loadFiles reads a YAML/JSON file or a directory of them. Origins are
@@ -16,17 +17,17 @@ func loadFiles(dir, path string) (*Result, error) {
 	}
 	res := &Result{}
 	for _, d := range docs {
-		origin := relOrigin(dir, d.Source)
-		if err := checkObject(origin, d.Object.Object); err != nil {
+		d.Origin = relOrigin(dir, d.Origin)
+		if err := checkObject(d.Origin, d.Object.Object); err != nil {
 			return nil, err
 		}
-		res.Objects = append(res.Objects, Object{Origin: origin, Object: d.Object})
+		res.Objects = append(res.Objects, d)
 	}
 	return res, nil
 }
 
 // readManifests reads path as a file or as a directory.
-func readManifests(path string) ([]manifest.Doc, error) {
+func readManifests(path string) ([]object.Declared, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -37,11 +38,11 @@ func readManifests(path string) ([]manifest.Doc, error) {
 	return manifest.ReadFile(path)
 }
 
-// relOrigin shortens "path:line" sources to paths relative to dir.
-func relOrigin(dir, source string) string {
-	i := strings.LastIndexByte(source, ':')
+// relOrigin shortens "path:line" origins to paths relative to dir.
+func relOrigin(dir, origin string) string {
+	i := strings.LastIndexByte(origin, ':')
 	if i < 0 {
-		return relPath(dir, source)
+		return relPath(dir, origin)
 	}
-	return relPath(dir, source[:i]) + source[i:]
+	return relPath(dir, origin[:i]) + origin[i:]
 }

@@ -28,11 +28,11 @@ func loadGo(ctx context.Context, s *spec.Spec, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, data, err := runBinary(ctx, bin, b.dir, ContextDocument(s))
+	doc, err := runBinary(ctx, bin, b.dir, ContextDocument(s))
 	if err != nil {
 		return nil, err
 	}
-	return resultOf(doc, data)
+	return resultOf(doc)
 }
 
 // prepare finds the toolchain and the package of fn, generates its main

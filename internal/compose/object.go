@@ -1,13 +1,11 @@
 package compose
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // checkObject requires apiVersion, kind and metadata.name.
@@ -28,43 +26,13 @@ func joinField(f []string) string {
 	return f[0]
 }
 
-// rawDocument holds each manifest of a Document undecoded, so that numbers
-// decode as int64 rather than float64.
-type rawDocument struct {
-	Objects []struct {
-		Manifest json.RawMessage `json:"manifest"`
-	} `json:"objects"`
-}
-
-// resultOf converts a composition document (and its raw bytes) into a
-// Result, checking every object.
-func resultOf(doc *app.Document, data []byte) (*Result, error) {
-	var raw rawDocument
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("decode composition objects: %w", err)
-	}
-	if len(raw.Objects) != len(doc.Objects) {
-		return nil, fmt.Errorf("decode composition objects: %d objects, want %d", len(raw.Objects), len(doc.Objects))
-	}
-	res := &Result{Components: doc.Components, Secrets: doc.Secrets}
-	for i, o := range doc.Objects {
-		obj, err := decodeManifest(o.Origin, raw.Objects[i].Manifest)
-		if err != nil {
+// resultOf checks every object of a composition document and returns the
+// document as a Result.
+func resultOf(doc *wire.Document) (*Result, error) {
+	for _, o := range doc.Objects {
+		if err := checkObject(o.Origin, o.Object.Object); err != nil {
 			return nil, err
 		}
-		res.Objects = append(res.Objects, Object{Origin: o.Origin, DependsOn: o.DependsOn, Object: obj})
 	}
-	return res, nil
-}
-
-// decodeManifest decodes and checks one manifest.
-func decodeManifest(origin string, data []byte) (*unstructured.Unstructured, error) {
-	var m map[string]any
-	if err := utiljson.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("decode object from %s: %w", origin, err)
-	}
-	if err := checkObject(origin, m); err != nil {
-		return nil, err
-	}
-	return &unstructured.Unstructured{Object: m}, nil
+	return &Result{Objects: doc.Objects, Components: doc.Components, Secrets: doc.Secrets}, nil
 }

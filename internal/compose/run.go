@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // Bounds on what a composition program may print.
@@ -23,11 +23,11 @@ const (
 var errTooLarge = fmt.Errorf("composition document is larger than %d MiB", maxStdout>>20)
 
 // runBinary runs a compiled composition in dir with cd on its standard
-// input and returns the document it wrote and its raw bytes.
-func runBinary(ctx context.Context, bin, dir string, cd app.ContextDocument) (*app.Document, []byte, error) {
+// input and returns the document it wrote.
+func runBinary(ctx context.Context, bin, dir string, cd wire.ContextDocument) (*wire.Document, error) {
 	input, err := json.Marshal(cd)
 	if err != nil {
-		return nil, nil, fmt.Errorf("encode context document: %w", err)
+		return nil, fmt.Errorf("encode context document: %w", err)
 	}
 	stdout := &boundedBuffer{max: maxStdout, err: errTooLarge}
 	stderr := &boundedBuffer{max: maxStderr}
@@ -38,20 +38,19 @@ func runBinary(ctx context.Context, bin, dir string, cd app.ContextDocument) (*a
 	cmd.WaitDelay = 2 * time.Second
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 	if stdout.full {
-		return nil, nil, errTooLarge
+		return nil, errTooLarge
 	}
-	doc, err := documentOf(stdout.buf.Bytes(), runErr, stderr.buf.String())
-	return doc, stdout.buf.Bytes(), err
+	return documentOf(stdout.buf.Bytes(), runErr, stderr.buf.String())
 }
 
 // documentOf decodes what a composition program wrote. A document with an
 // error is the function's own error; a failed run without a document
 // reports the program's standard error.
-func documentOf(out []byte, runErr error, stderr string) (*app.Document, error) {
-	doc, decodeErr := app.DecodeDocument(out)
+func documentOf(out []byte, runErr error, stderr string) (*wire.Document, error) {
+	doc, decodeErr := wire.DecodeDocument(out)
 	switch {
 	case decodeErr == nil && doc.Error != "":
 		return nil, errors.New(doc.Error)

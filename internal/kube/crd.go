@@ -24,7 +24,7 @@ type crdKind struct {
 // crdKinds indexes the kinds defined by the CRDs in objs. A CRD that does
 // not say group, kind, plural or a valid scope, or that defines a kind
 // another CRD already defines, gives a *ResolveError instead.
-func crdKinds(objs []Declared) (map[schema.GroupKind]crdKind, []error) {
+func crdKinds(objs []object.Declared) (map[schema.GroupKind]crdKind, []error) {
 	kinds := map[schema.GroupKind]crdKind{}
 	var errs []error
 	for _, d := range objs {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // obj builds a minimal object; namespace "" leaves metadata.namespace unset.
@@ -45,10 +47,10 @@ type crdVersion struct {
 }
 
 // declared pairs objects with origins "in.yaml:1", "in.yaml:2", ...
-func declared(objs ...*unstructured.Unstructured) []Declared {
-	out := make([]Declared, len(objs))
+func declared(objs ...*unstructured.Unstructured) []object.Declared {
+	out := make([]object.Declared, len(objs))
 	for i, o := range objs {
-		out[i] = Declared{Origin: "in.yaml:" + strconv.Itoa(i+1), Object: o}
+		out[i] = object.Declared{Origin: "in.yaml:" + strconv.Itoa(i+1), Object: o}
 	}
 	return out
 }

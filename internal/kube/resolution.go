@@ -20,7 +20,7 @@ type lookupFunc func(schema.GroupKind) (map[string]Resource, error)
 
 // resolve is the pure core of Resolve: CRDs in objs first, lookup for the
 // rest, scope checked, every error collected.
-func resolve(objs []Declared, lookup lookupFunc) ([]Resource, error) {
+func resolve(objs []object.Declared, lookup lookupFunc) ([]Resource, error) {
 	crds, errs := crdKinds(objs)
 	out := make([]Resource, len(objs))
 	for i, d := range objs {

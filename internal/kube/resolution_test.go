@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // stubCluster serves a few built-in kinds and fails discovery of broken.example.
@@ -37,7 +39,7 @@ func TestResolveWithCRDs(t *testing.T) {
 	widgetCRD := crd("example.com", "Widget", "widgets", "Namespaced", crdVersion{"v1", true}, crdVersion{"v1alpha1", false})
 	tests := []struct {
 		name    string
-		objs    []Declared
+		objs    []object.Declared
 		want    []Resource
 		wantErr string
 	}{{

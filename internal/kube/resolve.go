@@ -9,16 +9,11 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
-)
 
-// Declared is one object of the input and where it was declared.
-type Declared struct {
-	Origin string // e.g. "manifests/w.yaml:3" or "infra.go:Build"; shown in errors
-	Object *unstructured.Unstructured
-}
+	"github.com/pynenc/piceli/internal/object"
+)
 
 // Resource is where a declared object lives in the cluster's API.
 type Resource struct {
@@ -27,13 +22,14 @@ type Resource struct {
 }
 
 // Resolve maps every declared object to its resource, index-aligned with
-// objs, through the cluster's discovery or, for kinds a
-// CustomResourceDefinition in objs defines, through that CRD. It checks scope:
-// a namespaced kind needs metadata.namespace, a cluster-scoped kind must not
-// have one. Every failing object gives one *ResolveError, all joined; a group
-// whose discovery failed (an aggregated API that is down) only fails the
-// objects of that group. Resolve neither defaults namespaces nor reads objects.
-func (c *Client) Resolve(ctx context.Context, objs []Declared) ([]Resource, error) {
+// objs (their origins name them in errors), through the cluster's
+// discovery or, for kinds a CustomResourceDefinition in objs defines,
+// through that CRD. It checks scope: a namespaced kind needs
+// metadata.namespace, a cluster-scoped kind must not have one. Every
+// failing object gives one *ResolveError, all joined; a group whose
+// discovery failed (an aggregated API that is down) only fails the objects
+// of that group. Resolve neither defaults namespaces nor reads objects.
+func (c *Client) Resolve(ctx context.Context, objs []object.Declared) ([]Resource, error) {
 	failed, err := c.discoveryFailures(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("discover the API of context %q at %s: %w", c.ContextName, c.Server, err)

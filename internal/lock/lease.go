@@ -15,13 +15,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // Names on the Lease object.
 const (
 	leasePrefix      = "piceli-release-"
 	holderAnnotation = "piceli.dev/holder"
-	releaseLabel     = "piceli.dev/release"
 	defaultDuration  = 30 * time.Second
 	acquireAttempts  = 3
 )
@@ -214,7 +215,7 @@ func (l *LeaseLock) claim(obj *coordinationv1.Lease, h Holder, now time.Time) er
 		return fmt.Errorf("encode holder of %s: %w", l.where, err)
 	}
 	metav1.SetMetaDataAnnotation(&obj.ObjectMeta, holderAnnotation, string(data))
-	metav1.SetMetaDataLabel(&obj.ObjectMeta, releaseLabel, strings.TrimPrefix(l.name, leasePrefix))
+	metav1.SetMetaDataLabel(&obj.ObjectMeta, object.ReleaseLabel, strings.TrimPrefix(l.name, leasePrefix))
 	t := metav1.NewMicroTime(now)
 	obj.Spec.HolderIdentity = ptr(l.identity)
 	obj.Spec.LeaseDurationSeconds = ptr(int32(l.duration / time.Second))

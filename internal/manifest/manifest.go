@@ -13,17 +13,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // MaxFileSize bounds one manifest file; larger files are refused rather than
 // read into memory.
 const MaxFileSize = 32 << 20
-
-// Doc is one object read from a file, with its source as "path:line".
-type Doc struct {
-	Source string
-	Object *unstructured.Unstructured
-}
 
 // Error is a problem in a manifest file at a line (0 when unknown).
 type Error struct {
@@ -49,9 +45,9 @@ func IsManifestFile(name string) bool {
 	return false
 }
 
-// ReadFile reads every object of a YAML or JSON file. Sources are named
-// after path as given.
-func ReadFile(path string) ([]Doc, error) {
+// ReadFile reads every object of a YAML or JSON file. Each object's origin
+// is "path:line" (with " (item i)" for the items of a List), path as given.
+func ReadFile(path string) ([]object.Declared, error) {
 	data, err := readBounded(path)
 	if err != nil {
 		return nil, err
@@ -62,7 +58,7 @@ func ReadFile(path string) ([]Doc, error) {
 // ReadDir reads every manifest file under dir, recursively, in lexical order
 // of their paths. Hidden files and directories are skipped. A directory with
 // no manifest files is an error.
-func ReadDir(dir string) ([]Doc, error) {
+func ReadDir(dir string) ([]object.Declared, error) {
 	files, err := manifestFiles(dir)
 	if err != nil {
 		return nil, err
@@ -70,7 +66,7 @@ func ReadDir(dir string) ([]Doc, error) {
 	if len(files) == 0 {
 		return nil, &Error{File: dir, Msg: "no .yaml, .yml or .json files"}
 	}
-	var docs []Doc
+	var docs []object.Declared
 	for _, f := range files {
 		d, err := ReadFile(f)
 		if err != nil {
@@ -122,10 +118,10 @@ func readBounded(path string) ([]byte, error) {
 }
 
 // Decode reads every object in data, a YAML stream (documents separated by
-// "---") or a JSON document. name is used in sources and errors. Empty
+// "---") or a JSON document. name is used in origins and errors. Empty
 // documents are skipped; List kinds are expanded into their items.
-func Decode(name string, data []byte) ([]Doc, error) {
-	var docs []Doc
+func Decode(name string, data []byte) ([]object.Declared, error) {
+	var docs []object.Declared
 	for _, c := range splitDocuments(data) {
 		d, err := decodeDocument(name, c)
 		if err != nil {
@@ -164,7 +160,7 @@ func isSeparator(line []byte) bool {
 	return bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- "))
 }
 
-func decodeDocument(name string, c chunk) ([]Doc, error) {
+func decodeDocument(name string, c chunk) ([]object.Declared, error) {
 	if isBlank(c.data) {
 		return nil, nil
 	}

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
-func sources(docs []Doc) []string {
+func origins(docs []object.Declared) []string {
 	var s []string
 	for _, d := range docs {
-		s = append(s, d.Source+" "+d.Object.GetKind()+"/"+d.Object.GetName())
+		s = append(s, d.Origin+" "+d.Object.GetKind()+"/"+d.Object.GetName())
 	}
 	return s
 }
@@ -45,7 +47,7 @@ func TestDecode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decode() error = %v", err)
 			}
-			if diff := cmp.Diff(tt.want, sources(docs)); diff != "" {
+			if diff := cmp.Diff(tt.want, origins(docs)); diff != "" {
 				t.Errorf("Decode() sources (-want +got):\n%s", diff)
 			}
 		})
@@ -107,7 +109,7 @@ func TestReadDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{filepath.Join(dir, "a/z.yml") + ":1 ConfigMap/z", filepath.Join(dir, "b.yaml") + ":1 ConfigMap/b"}
-	if diff := cmp.Diff(want, sources(docs)); diff != "" {
+	if diff := cmp.Diff(want, origins(docs)); diff != "" {
 		t.Errorf("ReadDir() (-want +got):\n%s", diff)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // expand checks one decoded document and returns its objects: the document
 // itself, or the items of a List kind.
-func expand(name string, line int, u *unstructured.Unstructured) ([]Doc, error) {
+func expand(name string, line int, u *unstructured.Unstructured) ([]object.Declared, error) {
 	src := fmt.Sprintf("%s:%d", name, line)
 	if err := checkObject(u); err != nil {
 		return nil, &Error{File: name, Line: line, Msg: err.Error()}
@@ -18,7 +20,7 @@ func expand(name string, line int, u *unstructured.Unstructured) ([]Doc, error) 
 		if u.GetName() == "" {
 			return nil, &Error{File: name, Line: line, Msg: u.GetKind() + ": metadata.name is required"}
 		}
-		return []Doc{{Source: src, Object: u}}, nil
+		return []object.Declared{{Origin: src, Object: u}}, nil
 	}
 	return listItems(name, line, u)
 }
@@ -37,12 +39,12 @@ func checkObject(u *unstructured.Unstructured) error {
 	return nil
 }
 
-func listItems(name string, line int, list *unstructured.Unstructured) ([]Doc, error) {
+func listItems(name string, line int, list *unstructured.Unstructured) ([]object.Declared, error) {
 	items, ok := list.Object["items"].([]any)
 	if !ok {
 		return nil, &Error{File: name, Line: line, Msg: list.GetKind() + ": items must be a list"}
 	}
-	docs := make([]Doc, 0, len(items))
+	docs := make([]object.Declared, 0, len(items))
 	for i, it := range items {
 		m, ok := it.(map[string]any)
 		if !ok {
@@ -52,7 +54,7 @@ func listItems(name string, line int, list *unstructured.Unstructured) ([]Doc, e
 		if err := checkObject(u); err != nil || u.GetName() == "" {
 			return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("%s: item %d: %s", list.GetKind(), i, itemProblem(u, err))}
 		}
-		docs = append(docs, Doc{Source: fmt.Sprintf("%s:%d (item %d)", name, line, i), Object: u})
+		docs = append(docs, object.Declared{Origin: fmt.Sprintf("%s:%d (item %d)", name, line, i), Object: u})
 	}
 	return docs, nil
 }

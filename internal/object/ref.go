@@ -31,11 +31,13 @@ func RefOf(u *unstructured.Unstructured) Ref {
 	return Ref{Group: gv.Group, Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 }
 
-// IsSecret reports whether u is a core v1 Secret, whose values Piceli never
-// prints, stores or logs.
-func IsSecret(u *unstructured.Unstructured) bool {
-	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
-}
+// IsSecret reports whether u is a core Secret (IsSecretRef of its
+// reference), whose values Piceli never prints, stores or logs. It reads
+// only apiVersion and kind, so a bare manifest map wrapped in an
+// Unstructured is judged alike.
+func IsSecret(u *unstructured.Unstructured) bool { return IsSecretRef(RefOf(u)) }
 
-// IsSecretRef reports whether ref names a core v1 Secret.
+// IsSecretRef reports whether ref names a core Secret: kind Secret in the
+// core group. It is the one rule for what Piceli treats as a Secret; a kind
+// named Secret in another group is not one.
 func IsSecretRef(ref Ref) bool { return ref.Group == "" && ref.Kind == "Secret" }

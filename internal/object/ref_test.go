@@ -22,9 +22,25 @@ func TestRefString(t *testing.T) {
 }
 
 func TestIsSecret(t *testing.T) {
-	secret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret"}}
-	other := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Secret"}}
-	if !IsSecret(secret) || IsSecret(other) {
-		t.Errorf("IsSecret(v1 Secret) = %t, IsSecret(example.com Secret) = %t; want true, false", IsSecret(secret), IsSecret(other))
+	tests := []struct {
+		name     string
+		manifest map[string]any
+		want     bool
+	}{
+		{"a v1 Secret is one", map[string]any{"apiVersion": "v1", "kind": "Secret"}, true},
+		{"a bare manifest of kind Secret is one", map[string]any{"kind": "Secret"}, true},
+		{"a kind Secret of another group is not one", map[string]any{"apiVersion": "example.com/v1", "kind": "Secret"}, false},
+		{"a ConfigMap is not one", map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := &unstructured.Unstructured{Object: tt.manifest}
+			if got := IsSecret(u); got != tt.want {
+				t.Errorf("IsSecret(%v) = %t, want %t", tt.manifest, got, tt.want)
+			}
+			if got := IsSecretRef(RefOf(u)); got != tt.want {
+				t.Errorf("IsSecretRef(RefOf(%v)) = %t, want %t", tt.manifest, got, tt.want)
+			}
+		})
 	}
 }

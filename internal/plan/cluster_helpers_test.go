@@ -12,6 +12,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
@@ -91,9 +92,9 @@ func (f *fixture) plan(t *testing.T, opts plan.Options) *plan.Plan {
 func (f *fixture) apply(t *testing.T, objs ...*unstructured.Unstructured) {
 	t.Helper()
 	ctx := sandboxtest.Context(t, time.Minute)
-	decl := make([]kube.Declared, len(objs))
+	decl := make([]object.Declared, len(objs))
 	for i, o := range objs {
-		decl[i] = kube.Declared{Origin: "test", Object: o}
+		decl[i] = object.Declared{Origin: "test", Object: o}
 	}
 	res, err := f.client.Resolve(ctx, decl)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
@@ -49,7 +49,7 @@ func TestPlanRefusesImmutableChangesUnlessReplaceIsAllowed(t *testing.T) {
 	f.apply(t, cm)
 	changed := cm.DeepCopy()
 	unstructured.SetNestedField(changed.Object, "v2", "data", "k")
-	f.input.Objects = append(f.input.Objects, compose.Object{Origin: "test", Object: changed})
+	f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: changed})
 
 	refused := find(t, f.plan(t, plan.Options{}), "ConfigMap", "frozen")
 	if refused.Action != plan.Replace || !strings.Contains(refused.Blocked, "immutable field") || !strings.Contains(refused.Blocked, "--allow-replace") {

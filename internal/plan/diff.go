@@ -5,6 +5,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // ignored are paths whose differences are the server's business, not the
@@ -26,7 +30,7 @@ var ignored = []string{
 // spec.containers[name=web].image"). Values under a Secret's data are never
 // recorded. The result is sorted by path.
 func Diff(live, result map[string]any) []Change {
-	secret := live["kind"] == "Secret" || result["kind"] == "Secret"
+	secret := isSecret(live) || isSecret(result)
 	before, after := leaves(live), leaves(result)
 	var out []Change
 	for _, p := range unionKeys(before, after) {
@@ -38,6 +42,11 @@ func Diff(live, result map[string]any) []Change {
 		}
 	}
 	return out
+}
+
+// isSecret applies object.IsSecret to a manifest map.
+func isSecret(m map[string]any) bool {
+	return object.IsSecret(&unstructured.Unstructured{Object: m})
 }
 
 func compare(p string, before, after map[string]any) (Change, bool) {

@@ -1,22 +1,19 @@
 package plan
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/pynenc/piceli/internal/digest"
 	"github.com/pynenc/piceli/internal/object"
 )
 
-// Digester computes keyed digests (HMAC-SHA256) so plans can compare secret
-// values without recording them, and without a digest that can be guessed
-// by hashing candidate values.
+// Digester computes the keyed digests (digest.Of) a plan records, so plans
+// can compare manifests and secret values without recording the values.
 type Digester struct {
 	Key []byte
 }
@@ -24,13 +21,7 @@ type Digester struct {
 // Of returns the keyed digest of v's JSON encoding.
 func (d Digester) Of(v any) string {
 	data, _ := json.Marshal(v)
-	return d.bytes(data)
-}
-
-func (d Digester) bytes(data []byte) string {
-	m := hmac.New(sha256.New, d.Key)
-	m.Write(data)
-	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+	return digest.Of(d.Key, data)
 }
 
 // Fields is the digest of what live holds at every path the sealed desired
@@ -57,7 +48,7 @@ func (d Digester) Sealed(u *unstructured.Unstructured) map[string]any {
 	}
 	sealed := map[string]any{}
 	for _, k := range slices.Sorted(maps.Keys(data)) {
-		sealed[k] = d.bytes(data[k])
+		sealed[k] = digest.Of(d.Key, data[k])
 	}
 	c.Object["data"] = sealed
 	return c.Object

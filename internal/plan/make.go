@@ -8,11 +8,10 @@ import (
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/app"
-	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // Input is what a plan is made of besides the cluster: a rendered
@@ -20,10 +19,10 @@ import (
 // release-labelled) and the release it belongs to.
 type Input struct {
 	Release    Release
-	Namespace  string              // the target namespace
-	Objects    []compose.Object    // rendered objects, in apply order
-	Components []app.ComponentInfo // resolves DependsOn component names
-	Prune      bool                // delete release objects no longer declared
+	Namespace  string               // the target namespace
+	Objects    []object.Declared    // rendered objects, in apply order
+	Components []wire.ComponentInfo // resolves DependsOn component names
+	Prune      bool                 // delete release objects no longer declared
 }
 
 // Options tune how a plan is made. The zero value is valid.
@@ -91,18 +90,14 @@ func (m *maker) read(ctx context.Context) error {
 	}
 	m.live = live
 	if m.needsNamespace() {
-		m.in.Objects = append([]compose.Object{targetNamespace(m.in)}, m.in.Objects...)
+		m.in.Objects = append([]object.Declared{targetNamespace(m.in)}, m.in.Objects...)
 		return m.resolve(ctx)
 	}
 	return nil
 }
 
 func (m *maker) resolve(ctx context.Context) error {
-	decl := make([]kube.Declared, len(m.in.Objects))
-	for i, o := range m.in.Objects {
-		decl[i] = kube.Declared{Origin: o.Origin, Object: o.Object}
-	}
-	res, err := m.c.Resolve(ctx, decl)
+	res, err := m.c.Resolve(ctx, m.in.Objects)
 	m.res = res
 	return err
 }
@@ -138,11 +133,11 @@ func (m *maker) needsNamespace() bool {
 	return true
 }
 
-func targetNamespace(in Input) compose.Object {
+func targetNamespace(in Input) object.Declared {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
 	u.SetName(in.Namespace)
-	u.SetLabels(map[string]string{releaseLabel: in.Release.Name})
-	return compose.Object{Origin: "release.toml target.namespace", Object: u}
+	u.SetLabels(map[string]string{object.ReleaseLabel: in.Release.Name})
+	return object.Declared{Origin: "release.toml target.namespace", Object: u}
 }
 
 // steps plans every object in parallel, results written by index.

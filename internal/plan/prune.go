@@ -39,7 +39,7 @@ func (m *maker) prunes() []Step {
 
 func (m *maker) prunable(u *unstructured.Unstructured, declared map[object.Ref]bool) bool {
 	ref := object.RefOf(u)
-	if declared[ref] || u.GetLabels()[releaseLabel] != m.in.Release.Name {
+	if declared[ref] || u.GetLabels()[object.ReleaseLabel] != m.in.Release.Name {
 		return false
 	}
 	return !protected[ref.Group+"/"+ref.Kind] || u.GetAnnotations()[PruneAnnotation] == "allow"

@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
@@ -54,7 +54,7 @@ func TestPlanRoundTripsStayBounded(t *testing.T) {
 		cm.SetName(fmt.Sprintf("cm-%04d", i))
 		cm.SetNamespace(f.ns)
 		cm.SetLabels(map[string]string{"piceli.dev/release": "hello"})
-		f.input.Objects = append(f.input.Objects, compose.Object{Origin: "test", Object: cm})
+		f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: cm})
 		objs = append(objs, cm)
 	}
 	for _, phase := range []string{"absent", "present"} {

@@ -12,7 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 )
 
@@ -46,7 +46,7 @@ func TestPlanNeverHoldsSecretValues(t *testing.T) {
 		"metadata":   map[string]any{"name": "token", "namespace": f.ns, "labels": map[string]any{"piceli.dev/release": "hello"}},
 		"stringData": map[string]any{"token": canary},
 	}}
-	f.input.Objects = append(f.input.Objects, compose.Object{Origin: "test", Object: secret})
+	f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: secret})
 	dir := t.TempDir()
 	check := func(p *plan.Plan) {
 		if _, err := plan.Save(dir, p); err != nil {

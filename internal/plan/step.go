@@ -18,9 +18,6 @@ import (
 // object in a dry-run: bad input, not a failure of the cluster.
 var ErrRefused = errors.New("the server refuses it")
 
-// releaseLabel marks the objects of a release (render.ReleaseLabel).
-const releaseLabel = "piceli.dev/release"
-
 var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
 // step plans one declared object.
@@ -59,7 +56,7 @@ func (m *maker) create(s Step, err error) (Step, error) {
 // fields the apply would change.
 func (m *maker) change(s Step, live, result *unstructured.Unstructured, err error) (Step, error) {
 	s.Action = Update
-	if live.GetLabels()[releaseLabel] != m.in.Release.Name {
+	if live.GetLabels()[object.ReleaseLabel] != m.in.Release.Name {
 		s.Action = Adopt
 	}
 	if cs := conflictsOf(err); cs != nil {

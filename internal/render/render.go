@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/object"
 )
@@ -17,16 +16,12 @@ import (
 // Secret. Encoded Secrets carry it instead of their values.
 const SecretKeysAnnotation = "piceli.dev/secret-keys"
 
-// ReleaseLabel marks every object a release declares with the release's
-// name, so a plan can tell its own objects from ones it would adopt.
-const ReleaseLabel = "piceli.dev/release"
-
 // Options says how objects are rendered.
 type Options struct {
 	// Namespace is given to every namespaced object that names none.
 	// Empty leaves namespaces as declared.
 	Namespace string
-	// Release, when set, is written into ReleaseLabel on every object.
+	// Release, when set, is written into object.ReleaseLabel on every object.
 	Release string
 }
 
@@ -35,9 +30,9 @@ type Options struct {
 // when encoded): by stage (graph.Order), then group, kind, namespace and
 // name. Inputs are not modified. Two objects with the same identity are an
 // error naming both origins.
-func Objects(in []compose.Object, opts Options) ([]compose.Object, error) {
+func Objects(in []object.Declared, opts Options) ([]object.Declared, error) {
 	scopes := crdScopes(in)
-	out := make([]compose.Object, len(in))
+	out := make([]object.Declared, len(in))
 	seen := map[object.Ref]string{}
 	for i, o := range in {
 		u := clean(o.Object)
@@ -45,21 +40,21 @@ func Objects(in []compose.Object, opts Options) ([]compose.Object, error) {
 			u.SetNamespace(opts.Namespace)
 		}
 		if opts.Release != "" {
-			setLabel(u, ReleaseLabel, opts.Release)
+			setLabel(u, object.ReleaseLabel, opts.Release)
 		}
 		ref := object.RefOf(u)
 		if prev, dup := seen[ref]; dup {
 			return nil, fmt.Errorf("%s is declared twice: by %s and by %s", ref, prev, o.Origin)
 		}
 		seen[ref] = o.Origin
-		out[i] = compose.Object{Origin: o.Origin, DependsOn: o.DependsOn, Object: u}
+		out[i] = object.Declared{Origin: o.Origin, DependsOn: o.DependsOn, Object: u}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return less(out[i].Object, out[j].Object) })
 	return out, nil
 }
 
 // Manifests returns the objects' manifests, in order.
-func Manifests(objs []compose.Object) []*unstructured.Unstructured {
+func Manifests(objs []object.Declared) []*unstructured.Unstructured {
 	out := make([]*unstructured.Unstructured, len(objs))
 	for i, o := range objs {
 		out[i] = o.Object
@@ -97,7 +92,7 @@ func namespaced(u *unstructured.Unstructured, crdScopes map[schema.GroupKind]boo
 
 // crdScopes maps each kind defined by a CRD in the composition to whether
 // it is cluster-scoped.
-func crdScopes(in []compose.Object) map[schema.GroupKind]bool {
+func crdScopes(in []object.Declared) map[schema.GroupKind]bool {
 	scopes := map[schema.GroupKind]bool{}
 	for _, o := range in {
 		gk := o.Object.GroupVersionKind().GroupKind()

@@ -10,17 +10,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/object"
 )
 
-func obj(apiVersion, kind, ns, name string) compose.Object {
+func obj(apiVersion, kind, ns, name string) object.Declared {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind}}
 	u.SetName(name)
 	u.SetNamespace(ns)
-	return compose.Object{Origin: "test " + kind + "/" + name, Object: u}
+	return object.Declared{Origin: "test " + kind + "/" + name, Object: u}
 }
 
-func refs(objs []compose.Object) []string {
+func refs(objs []object.Declared) []string {
 	var s []string
 	for _, c := range objs {
 		o := c.Object
@@ -32,7 +32,7 @@ func refs(objs []compose.Object) []string {
 func TestObjectsOrderAndNamespaces(t *testing.T) {
 	crd := obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.example.com")
 	crd.Object.Object["spec"] = map[string]any{"group": "example.com", "scope": "Cluster", "names": map[string]any{"kind": "Widget"}}
-	in := []compose.Object{
+	in := []object.Declared{
 		obj("networking.k8s.io/v1", "NetworkPolicy", "", "deny"),
 		obj("apps/v1", "Deployment", "", "web"),
 		obj("v1", "Service", "", "web"),
@@ -69,17 +69,17 @@ func TestObjectsOrderAndNamespaces(t *testing.T) {
 }
 
 func TestObjectsLabelsTheRelease(t *testing.T) {
-	got, err := Objects([]compose.Object{obj("v1", "ConfigMap", "", "a")}, Options{Namespace: "demo", Release: "shop"})
+	got, err := Objects([]object.Declared{obj("v1", "ConfigMap", "", "a")}, Options{Namespace: "demo", Release: "shop"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := got[0].Object.GetLabels()[ReleaseLabel]; l != "shop" {
-		t.Errorf("label %s = %q, want shop", ReleaseLabel, l)
+	if l := got[0].Object.GetLabels()[object.ReleaseLabel]; l != "shop" {
+		t.Errorf("label %s = %q, want shop", object.ReleaseLabel, l)
 	}
 }
 
 func TestObjectsRefusesDuplicates(t *testing.T) {
-	in := []compose.Object{obj("v1", "ConfigMap", "", "cfg"), obj("v1", "ConfigMap", "shop", "cfg")}
+	in := []object.Declared{obj("v1", "ConfigMap", "", "cfg"), obj("v1", "ConfigMap", "shop", "cfg")}
 	in[1].Origin = "manifests/cfg.yaml:3"
 	_, err := Objects(in, Options{Namespace: "shop"})
 	want := "ConfigMap/shop/cfg is declared twice: by test ConfigMap/cfg and by manifests/cfg.yaml:3"
@@ -95,7 +95,7 @@ func TestObjectsRemovesServerFieldsAndSecretValues(t *testing.T) {
 	s.Object.Object["status"] = map[string]any{"x": "y"}
 	s.Object.SetResourceVersion("42")
 	s.Object.SetUID("abc")
-	got, err := Objects([]compose.Object{s}, Options{Namespace: "shop"})
+	got, err := Objects([]object.Declared{s}, Options{Namespace: "shop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestObjectsRemovesServerFieldsAndSecretValues(t *testing.T) {
 }
 
 func TestEncodeFormats(t *testing.T) {
-	objs, err := Objects([]compose.Object{obj("v1", "ConfigMap", "", "a"), obj("v1", "ConfigMap", "", "b")}, Options{Namespace: "demo"})
+	objs, err := Objects([]object.Declared{obj("v1", "ConfigMap", "", "a"), obj("v1", "ConfigMap", "", "b")}, Options{Namespace: "demo"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestWriteDirReplacesEarlierRender(t *testing.T) {
 	keep := filepath.Join(dir, "README.md")
 	os.WriteFile(keep, []byte("mine"), 0o644)
 	os.WriteFile(filepath.Join(dir, "009-configmap-n-old.yaml"), []byte("stale"), 0o644)
-	objs, _ := Objects([]compose.Object{obj("v1", "ConfigMap", "", "a"), obj("v1", "Namespace", "", "n")}, Options{Namespace: "n"})
+	objs, _ := Objects([]object.Declared{obj("v1", "ConfigMap", "", "a"), obj("v1", "Namespace", "", "n")}, Options{Namespace: "n"})
 	names, err := WriteDir(dir, Manifests(objs), YAML)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // canary is a value that must never leave the store.
@@ -70,10 +70,10 @@ func TestCanaryNeverInErrorsOrPrintedVersions(t *testing.T) {
 }
 
 // canaryErrors provokes every error a store holding canaries can give.
-func canaryErrors(t *testing.T, f *fixture, d app.SecretInfo) []error {
+func canaryErrors(t *testing.T, f *fixture, d wire.SecretInfo) []error {
 	t.Helper()
 	var errs []error
-	resolve := func(d app.SecretInfo) {
+	resolve := func(d wire.SecretInfo) {
 		if _, _, err := f.r.Resolve(context.Background(), d, ResolveOptions{}); err != nil {
 			errs = append(errs, err)
 		} else {
@@ -93,8 +93,8 @@ func canaryErrors(t *testing.T, f *fixture, d app.SecretInfo) []error {
 }
 
 // withKey returns d with one more key.
-func withKey(d app.SecretInfo, k app.SecretKeyInfo) app.SecretInfo {
-	d.Keys = append(append([]app.SecretKeyInfo(nil), d.Keys...), k)
+func withKey(d wire.SecretInfo, k wire.SecretKeyInfo) wire.SecretInfo {
+	d.Keys = append(append([]wire.SecretKeyInfo(nil), d.Keys...), k)
 	return d
 }
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/pynenc/piceli/app"
 	"github.com/pynenc/piceli/internal/secret"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // A generated value is made once and kept: resolving again gives the same
@@ -16,7 +16,7 @@ func ExampleResolver_Resolve() {
 	defer os.RemoveAll(state)
 	store, _ := secret.Open(state)
 	r := &secret.Resolver{Store: store}
-	decl := app.SecretInfo{Name: "db", Keys: []app.SecretKeyInfo{{Key: "password", Source: app.SourceGenerated, Length: 24}}}
+	decl := wire.SecretInfo{Name: "db", Keys: []wire.SecretKeyInfo{{Key: "password", Source: wire.SourceGenerated, Length: 24}}}
 
 	first, changed, _ := r.Resolve(context.Background(), decl, secret.ResolveOptions{})
 	fmt.Println(first.Number, changed, len(first.Values()["password"]))

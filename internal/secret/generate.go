@@ -8,12 +8,12 @@ import (
 	"io"
 	"slices"
 
-	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // generate makes a "generated" value: length characters drawn uniformly
 // from the distinct characters of the alphabet.
-func (r *Resolver) generate(secret string, k app.SecretKeyInfo) ([]byte, error) {
+func (r *Resolver) generate(secret string, k wire.SecretKeyInfo) ([]byte, error) {
 	length, alphabet := generatedShape(k)
 	chars := distinct(alphabet)
 	if length < 1 || length > 4096 || len(chars) < 2 {

@@ -6,20 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 func TestGeneratedValuesKeepToTheirAlphabet(t *testing.T) {
 	tests := []struct {
 		name     string
-		key      app.SecretKeyInfo
+		key      wire.SecretKeyInfo
 		wantLen  int
 		alphabet string
 	}{
 		{name: "digits only", key: generated("pin", 64, "0123456789"), wantLen: 64, alphabet: "0123456789"},
 		{name: "two characters", key: generated("bits", 100, "ab"), wantLen: 100, alphabet: "ab"},
 		{name: "multibyte characters count once each", key: generated("runes", 10, "äöü"), wantLen: 10, alphabet: "äöü"},
-		{name: "the default is 32 of the default alphabet", key: generated("pw", 0, ""), wantLen: 32, alphabet: app.DefaultAlphabet},
+		{name: "the default is 32 of the default alphabet", key: generated("pw", 0, ""), wantLen: 32, alphabet: wire.DefaultAlphabet},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

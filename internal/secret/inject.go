@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/object"
 )
 
@@ -20,7 +19,7 @@ const AnnotationPrefix = "secret.piceli.dev/"
 // resolved version, and stamps the pod template of every workload that
 // uses one of those Secrets with the version's keyed digest. Objects are
 // changed in place; the values live only in memory.
-func Inject(objs []compose.Object, versions map[string]*Version, key []byte) {
+func Inject(objs []object.Declared, versions map[string]*Version, key []byte) {
 	for _, o := range objs {
 		u := o.Object
 		if v, ok := versions[u.GetName()]; ok && object.IsSecret(u) {
@@ -41,20 +40,10 @@ func setValues(u *unstructured.Unstructured, v *Version) {
 	u.Object["data"] = data
 }
 
-// templatePath is where each workload kind keeps its pod template.
-var templatePath = map[string][]string{
-	"apps/Deployment":  {"spec", "template"},
-	"apps/StatefulSet": {"spec", "template"},
-	"apps/DaemonSet":   {"spec", "template"},
-	"apps/ReplicaSet":  {"spec", "template"},
-	"batch/Job":        {"spec", "template"},
-	"batch/CronJob":    {"spec", "jobTemplate", "spec", "template"},
-}
-
 // podTemplate returns the pod template of a workload, or nil.
 func podTemplate(u *unstructured.Unstructured) map[string]any {
-	path, ok := templatePath[u.GroupVersionKind().Group+"/"+u.GetKind()]
-	if !ok {
+	path := object.PodTemplatePath(u)
+	if path == nil {
 		return nil
 	}
 	t, _, _ := unstructured.NestedMap(u.Object, path...)
@@ -73,14 +62,13 @@ func podSpec(u *unstructured.Unstructured) map[string]any {
 // stamp writes the digest annotation of each used, resolved secret into
 // the workload's pod template.
 func stamp(u *unstructured.Unstructured, used []string, versions map[string]*Version, key []byte) {
-	path := templatePath[u.GroupVersionKind().Group+"/"+u.GetKind()]
+	ann := append(object.PodTemplatePath(u), "metadata", "annotations")
 	for _, name := range used {
 		v, ok := versions[name]
 		if !ok {
 			continue
 		}
-		ann := append(slices.Clone(path), "metadata", "annotations")
-		unstructured.SetNestedField(u.Object, "hmac-sha256:"+Digest(key, v), append(ann, annotationKey(name))...)
+		unstructured.SetNestedField(u.Object, Digest(key, v), append(slices.Clone(ann), annotationKey(name))...)
 	}
 }
 

@@ -6,17 +6,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/object"
 )
 
-func workload(apiVersion, kind, name string, template map[string]any) compose.Object {
+func workload(apiVersion, kind, name string, template map[string]any) object.Declared {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": name}}}
 	if kind == "CronJob" {
 		u.Object["spec"] = map[string]any{"jobTemplate": map[string]any{"spec": map[string]any{"template": template}}}
 	} else {
 		u.Object["spec"] = map[string]any{"template": template}
 	}
-	return compose.Object{Origin: "test", Object: u}
+	return object.Declared{Origin: "test", Object: u}
 }
 
 func usingEnv(secret string) map[string]any {
@@ -32,7 +32,7 @@ func usingVolume(secret string) map[string]any {
 	}}
 }
 
-func annotation(t *testing.T, o compose.Object, path ...string) string {
+func annotation(t *testing.T, o object.Declared, path ...string) string {
 	t.Helper()
 	v, _, _ := unstructured.NestedString(o.Object.Object, append(path, "metadata", "annotations", AnnotationPrefix+"db")...)
 	return v
@@ -42,9 +42,9 @@ func TestInject(t *testing.T) {
 	key := []byte("k")
 	v1 := &Version{Secret: "db", Number: 1, values: map[string][]byte{"password": []byte("one")}}
 	v2 := &Version{Secret: "db", Number: 2, values: map[string][]byte{"password": []byte("two")}}
-	build := func() []compose.Object {
+	build := func() []object.Declared {
 		sec := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "db"}}}
-		return []compose.Object{
+		return []object.Declared{
 			{Origin: "test", Object: sec},
 			workload("apps/v1", "Deployment", "api", usingEnv("db")),
 			workload("batch/v1", "CronJob", "report", usingVolume("db")),
@@ -69,5 +69,20 @@ func TestInject(t *testing.T) {
 	Inject(next, map[string]*Version{"db": v2}, key)
 	if again := annotation(t, next[1], "spec", "template"); again == api {
 		t.Errorf("a new secret version left the pod template annotation unchanged, so the workload would not roll")
+	}
+}
+
+// TestInjectPinsTheAnnotation guards running workloads: the pod-template
+// annotation an earlier Piceli wrote must be written alike by this one, or
+// every workload using a secret would roll on upgrade. The value is the
+// HMAC-SHA256 under "pinned key" of the length-prefixed (8-byte big-endian)
+// keys and values in key order, checked outside Go.
+func TestInjectPinsTheAnnotation(t *testing.T) {
+	v := &Version{Secret: "db", Number: 1, values: map[string][]byte{"password": []byte("hunter2"), "user": []byte("admin")}}
+	objs := []object.Declared{workload("apps/v1", "Deployment", "api", usingEnv("db"))}
+	Inject(objs, map[string]*Version{"db": v}, []byte("pinned key"))
+	want := "hmac-sha256:4d03d5d8f29b0b1b5e70aac37342bba960cd0b318ba0b9495c575572abde1b87"
+	if got := annotation(t, objs[0], "spec", "template"); got != want {
+		t.Errorf("Inject() annotation = %s, want %s", got, want)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // Resolver turns secret declarations into versions in its Store. Its zero
@@ -49,7 +49,7 @@ type ResolveOptions struct {
 // the latest is returned unchanged. With DryRun nothing is written. A
 // source that cannot be read is an error matching ErrSource that names the
 // secret, key and source, never a value.
-func (r *Resolver) Resolve(ctx context.Context, decl app.SecretInfo, opts ResolveOptions) (*Version, bool, error) {
+func (r *Resolver) Resolve(ctx context.Context, decl wire.SecretInfo, opts ResolveOptions) (*Version, bool, error) {
 	if err := checkDecl(decl); err != nil {
 		return nil, false, err
 	}
@@ -74,13 +74,13 @@ func (r *Resolver) Resolve(ctx context.Context, decl app.SecretInfo, opts Resolv
 }
 
 // resolve reads every key of decl into an unnumbered version.
-func (r *Resolver) resolve(ctx context.Context, decl app.SecretInfo, latest *Version) (*Version, error) {
+func (r *Resolver) resolve(ctx context.Context, decl wire.SecretInfo, latest *Version) (*Version, error) {
 	tls, err := r.tlsPair(decl, latest)
 	if err != nil {
 		return nil, err
 	}
 	v := &Version{Secret: decl.Name, values: map[string][]byte{}}
-	keys := slices.SortedFunc(slices.Values(decl.Keys), func(a, b app.SecretKeyInfo) int { return strings.Compare(a.Key, b.Key) })
+	keys := slices.SortedFunc(slices.Values(decl.Keys), func(a, b wire.SecretKeyInfo) int { return strings.Compare(a.Key, b.Key) })
 	for _, k := range keys {
 		fp := fingerprint(k)
 		val, err := r.value(ctx, decl.Name, k, fp, latest, tls)
@@ -94,20 +94,20 @@ func (r *Resolver) resolve(ctx context.Context, decl app.SecretInfo, latest *Ver
 }
 
 // value resolves one key; tls holds the secret's TLS pair, if any.
-func (r *Resolver) value(ctx context.Context, secret string, k app.SecretKeyInfo, fp string, latest *Version, tls map[string][]byte) ([]byte, error) {
+func (r *Resolver) value(ctx context.Context, secret string, k wire.SecretKeyInfo, fp string, latest *Version, tls map[string][]byte) ([]byte, error) {
 	switch k.Source {
-	case app.SourceGenerated:
+	case wire.SourceGenerated:
 		if val, ok := latest.kept(k.Key, fp); ok {
 			return val, nil
 		}
 		return r.generate(secret, k)
-	case app.SourceGeneratedTLS:
+	case wire.SourceGeneratedTLS:
 		return tls[k.Key], nil
-	case app.SourceFile:
+	case wire.SourceFile:
 		return r.readFile(secret, k)
-	case app.SourceEnv:
+	case wire.SourceEnv:
 		return r.lookupEnv(secret, k)
-	case app.SourceCluster:
+	case wire.SourceCluster:
 		if val, ok := latest.kept(k.Key, fp); ok {
 			return val, nil
 		}
@@ -132,7 +132,7 @@ func number(v *Version) int {
 
 // checkDecl refuses a declaration the store cannot hold: a bad name, no
 // keys, a key twice, or half a TLS pair.
-func checkDecl(decl app.SecretInfo) error {
+func checkDecl(decl wire.SecretInfo) error {
 	if err := checkName(decl.Name); err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func checkDecl(decl app.SecretInfo) error {
 }
 
 // lookupEnv reads an "env" source.
-func (r *Resolver) lookupEnv(secret string, k app.SecretKeyInfo) ([]byte, error) {
+func (r *Resolver) lookupEnv(secret string, k wire.SecretKeyInfo) ([]byte, error) {
 	lookup := r.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv

@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/pynenc/piceli/app"
+
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // fixture is a resolver over a temporary state and release directory with
@@ -55,7 +56,7 @@ func (f *fixture) writeFile(t *testing.T, name, content string) {
 	}
 }
 
-func (f *fixture) resolve(t *testing.T, decl app.SecretInfo, opts ResolveOptions) (*Version, bool) {
+func (f *fixture) resolve(t *testing.T, decl wire.SecretInfo, opts ResolveOptions) (*Version, bool) {
 	t.Helper()
 	v, changed, err := f.r.Resolve(context.Background(), decl, opts)
 	if err != nil {
@@ -64,36 +65,36 @@ func (f *fixture) resolve(t *testing.T, decl app.SecretInfo, opts ResolveOptions
 	return v, changed
 }
 
-func decl(keys ...app.SecretKeyInfo) app.SecretInfo {
-	return app.SecretInfo{Name: "db", Keys: keys}
+func decl(keys ...wire.SecretKeyInfo) wire.SecretInfo {
+	return wire.SecretInfo{Name: "db", Keys: keys}
 }
 
-func generated(key string, length int, alphabet string) app.SecretKeyInfo {
-	return app.SecretKeyInfo{Key: key, Source: app.SourceGenerated, Length: length, Alphabet: alphabet}
+func generated(key string, length int, alphabet string) wire.SecretKeyInfo {
+	return wire.SecretKeyInfo{Key: key, Source: wire.SourceGenerated, Length: length, Alphabet: alphabet}
 }
 
-func fromFile(key, path string) app.SecretKeyInfo {
-	return app.SecretKeyInfo{Key: key, Source: app.SourceFile, Ref: path}
+func fromFile(key, path string) wire.SecretKeyInfo {
+	return wire.SecretKeyInfo{Key: key, Source: wire.SourceFile, Ref: path}
 }
 
-func fromEnv(key, name string) app.SecretKeyInfo {
-	return app.SecretKeyInfo{Key: key, Source: app.SourceEnv, Ref: name}
+func fromEnv(key, name string) wire.SecretKeyInfo {
+	return wire.SecretKeyInfo{Key: key, Source: wire.SourceEnv, Ref: name}
 }
 
-func fromCluster(key, ref string) app.SecretKeyInfo {
-	return app.SecretKeyInfo{Key: key, Source: app.SourceCluster, Ref: ref}
+func fromCluster(key, ref string) wire.SecretKeyInfo {
+	return wire.SecretKeyInfo{Key: key, Source: wire.SourceCluster, Ref: ref}
 }
 
-func generatedTLS(cn string, hosts ...string) []app.SecretKeyInfo {
-	crt := app.SecretKeyInfo{Key: "tls.crt", Source: app.SourceGeneratedTLS, Ref: cn, Hosts: hosts}
+func generatedTLS(cn string, hosts ...string) []wire.SecretKeyInfo {
+	crt := wire.SecretKeyInfo{Key: "tls.crt", Source: wire.SourceGeneratedTLS, Ref: cn, Hosts: hosts}
 	key := crt
 	key.Key = "tls.key"
-	return []app.SecretKeyInfo{crt, key}
+	return []wire.SecretKeyInfo{crt, key}
 }
 
 // step is one Resolve after setting files and variables.
 type step struct {
-	decl        app.SecretInfo
+	decl        wire.SecretInfo
 	files, env  map[string]string
 	wantChanged bool
 	wantNumber  int
@@ -108,9 +109,9 @@ func TestResolveVersions(t *testing.T) {
 		{
 			name: "a generated value is generated once and kept",
 			steps: []step{
-				{decl: decl(generated("password", 24, app.DefaultAlphabet)), wantChanged: true, wantNumber: 1, wantKeys: []string{"password"}},
-				{decl: decl(generated("password", 24, app.DefaultAlphabet)), wantNumber: 1},
-				{decl: decl(generated("password", 24, app.DefaultAlphabet)), wantNumber: 1},
+				{decl: decl(generated("password", 24, wire.DefaultAlphabet)), wantChanged: true, wantNumber: 1, wantKeys: []string{"password"}},
+				{decl: decl(generated("password", 24, wire.DefaultAlphabet)), wantNumber: 1},
+				{decl: decl(generated("password", 24, wire.DefaultAlphabet)), wantNumber: 1},
 			},
 		},
 		{
@@ -131,7 +132,7 @@ func TestResolveVersions(t *testing.T) {
 			name: "spelling out the default length and alphabet is no change",
 			steps: []step{
 				{decl: decl(generated("password", 0, "")), wantChanged: true, wantNumber: 1, wantKeys: []string{"password"}},
-				{decl: decl(generated("password", 32, app.DefaultAlphabet)), wantNumber: 1},
+				{decl: decl(generated("password", 32, wire.DefaultAlphabet)), wantNumber: 1},
 			},
 		},
 		{
@@ -262,20 +263,20 @@ func TestResolveImportsFromTheClusterOnce(t *testing.T) {
 func TestResolveSourceErrors(t *testing.T) {
 	tests := []struct {
 		name       string
-		decl       app.SecretInfo
+		decl       wire.SecretInfo
 		noCluster  bool
 		want       string
 		wantSource bool
 	}{
 		{
 			name:       "a missing file names the secret, key and file",
-			decl:       app.SecretInfo{Name: "db-credentials", Keys: []app.SecretKeyInfo{fromFile("password", "config/pw.txt")}},
+			decl:       wire.SecretInfo{Name: "db-credentials", Keys: []wire.SecretKeyInfo{fromFile("password", "config/pw.txt")}},
 			want:       `secret "db-credentials" key "password": file config/pw.txt: no such file or directory`,
 			wantSource: true,
 		},
 		{
 			name:       "an unset variable names the secret, key and variable",
-			decl:       app.SecretInfo{Name: "api-token", Keys: []app.SecretKeyInfo{fromEnv("token", "API_TOKEN")}},
+			decl:       wire.SecretInfo{Name: "api-token", Keys: []wire.SecretKeyInfo{fromEnv("token", "API_TOKEN")}},
 			want:       `secret "api-token" key "token": environment variable API_TOKEN is not set`,
 			wantSource: true,
 		},
@@ -293,7 +294,7 @@ func TestResolveSourceErrors(t *testing.T) {
 		},
 		{
 			name:       "an unknown source kind is refused",
-			decl:       decl(app.SecretKeyInfo{Key: "k", Source: "vault"}),
+			decl:       decl(wire.SecretKeyInfo{Key: "k", Source: "vault"}),
 			want:       `secret "db" key "k": unknown source "vault"`,
 			wantSource: true,
 		},

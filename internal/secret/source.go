@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // maxFileSize caps a "file" source.
@@ -21,31 +21,31 @@ const defaultLength = 32
 
 // fingerprint describes where k's value comes from, never the value, with
 // defaults filled in so an explicit default is no change.
-func fingerprint(k app.SecretKeyInfo) string {
+func fingerprint(k wire.SecretKeyInfo) string {
 	switch k.Source {
-	case app.SourceGenerated:
+	case wire.SourceGenerated:
 		length, alphabet := generatedShape(k)
 		return fmt.Sprintf("generated length=%d alphabet=%q", length, alphabet)
-	case app.SourceGeneratedTLS:
+	case wire.SourceGeneratedTLS:
 		return fmt.Sprintf("generated-tls ref=%q hosts=%q", k.Ref, strings.Join(k.Hosts, ","))
 	}
 	return fmt.Sprintf("%s ref=%q", k.Source, k.Ref)
 }
 
 // generatedShape returns k's length and alphabet, defaults filled in.
-func generatedShape(k app.SecretKeyInfo) (int, string) {
+func generatedShape(k wire.SecretKeyInfo) (int, string) {
 	length, alphabet := k.Length, k.Alphabet
 	if length == 0 {
 		length = defaultLength
 	}
 	if alphabet == "" {
-		alphabet = app.DefaultAlphabet
+		alphabet = wire.DefaultAlphabet
 	}
 	return length, alphabet
 }
 
 // readFile reads a "file" source, relative to BaseDir, at most 1 MiB.
-func (r *Resolver) readFile(secret string, k app.SecretKeyInfo) ([]byte, error) {
+func (r *Resolver) readFile(secret string, k wire.SecretKeyInfo) ([]byte, error) {
 	p := k.Ref
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.BaseDir, p)
@@ -85,7 +85,7 @@ func bare(err error) error {
 }
 
 // readCluster imports a "cluster" source, Ref "secret/key".
-func (r *Resolver) readCluster(ctx context.Context, secret string, k app.SecretKeyInfo) ([]byte, error) {
+func (r *Resolver) readCluster(ctx context.Context, secret string, k wire.SecretKeyInfo) ([]byte, error) {
 	name, key, ok := strings.Cut(k.Ref, "/")
 	if !ok || name == "" || key == "" {
 		return nil, sourceErr(secret, k.Key, fmt.Errorf("cluster secret reference %q is not secret/key", k.Ref))

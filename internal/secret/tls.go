@@ -14,8 +14,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pynenc/piceli/app"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pynenc/piceli/internal/wire"
 )
 
 // tlsValidity is how long a generated certificate is valid.
@@ -26,10 +27,10 @@ var tlsKeys = []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey}
 
 // checkTLSPair refuses "generated-tls" keys other than one tls.crt and
 // tls.key pair from the same source.
-func checkTLSPair(decl app.SecretInfo) error {
-	var pair []app.SecretKeyInfo
+func checkTLSPair(decl wire.SecretInfo) error {
+	var pair []wire.SecretKeyInfo
 	for _, k := range decl.Keys {
-		if k.Source != app.SourceGeneratedTLS {
+		if k.Source != wire.SourceGeneratedTLS {
 			continue
 		}
 		if !slices.Contains(tlsKeys, k.Key) {
@@ -46,8 +47,8 @@ func checkTLSPair(decl app.SecretInfo) error {
 // tlsPair returns the values of decl's TLS pair by key: the latest
 // version's while both fingerprints are unchanged, else a new pair. It is
 // nil when decl has no generated-tls source.
-func (r *Resolver) tlsPair(decl app.SecretInfo, latest *Version) (map[string][]byte, error) {
-	i := slices.IndexFunc(decl.Keys, func(k app.SecretKeyInfo) bool { return k.Source == app.SourceGeneratedTLS })
+func (r *Resolver) tlsPair(decl wire.SecretInfo, latest *Version) (map[string][]byte, error) {
+	i := slices.IndexFunc(decl.Keys, func(k wire.SecretKeyInfo) bool { return k.Source == wire.SourceGeneratedTLS })
 	if i < 0 {
 		return nil, nil
 	}

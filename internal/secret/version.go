@@ -2,16 +2,13 @@ package secret
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pynenc/piceli/internal/digest"
 )
 
 // Version is one immutable set of a secret's values. Its exported fields
@@ -62,31 +59,18 @@ func Show(v *Version) string {
 	return b.String()
 }
 
-// Digest returns the hex HMAC-SHA256 under key of v's keys and values in
-// key order, for pod-template annotations that roll workloads when a value
-// changes and for plans that compare versions. Fingerprints and version
-// numbers do not enter it: equal values give equal digests. A nil v digests
-// no values.
+// Digest returns the keyed digest under key ("hmac-sha256:" and hex, see
+// digest.Fields) of v's keys and values in key order, each length-prefixed,
+// for pod-template annotations that roll workloads when a value changes.
+// Fingerprints and version numbers do not enter it: equal values give
+// equal digests. A nil v digests no values.
 func Digest(key []byte, v *Version) string {
-	mac := hmac.New(sha256.New, key)
-	var vals map[string][]byte
-	if v != nil {
-		vals = v.values
-	}
+	vals := valuesOf(v)
+	fields := make([][]byte, 0, 2*len(vals))
 	for _, k := range slices.Sorted(maps.Keys(vals)) {
-		writeField(mac, []byte(k))
-		writeField(mac, vals[k])
+		fields = append(fields, []byte(k), vals[k])
 	}
-	return hex.EncodeToString(mac.Sum(nil))
-}
-
-// writeField writes a length-prefixed field so that no two different key
-// and value sequences hash alike.
-func writeField(w io.Writer, b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	w.Write(n[:])
-	w.Write(b)
+	return digest.Fields(key, fields...)
 }
 
 // ChangedKeys returns, sorted, the keys whose value was added, removed or
