@@ -47,7 +47,7 @@ func TestReleasePlanStoresAndDiffDoesNot(t *testing.T) {
 	}
 
 	p := run(t, "release", "plan", "--spec", specPath)
-	if p.code != 0 || len(storedPlans(t, specPath)) != 1 || !strings.Contains(p.stdout, "apply it with: piceli release apply --approve ") {
+	if p.code != 0 || len(storedPlans(t, specPath)) != 1 || !strings.Contains(p.stdout, "apply it with: piceli release apply --spec "+specPath+" --approve ") {
 		t.Fatalf("plan: exit %d, %d plans stored, stdout:\n%s%s", p.code, len(storedPlans(t, specPath)), p.stdout, p.stderr)
 	}
 	js := run(t, "release", "plan", "--spec", specPath, "-o", "json")
