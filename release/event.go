@@ -30,8 +30,11 @@ const (
 // MaxNames bounds the names a Waiting event carries.
 const MaxNames = progress.MaxNames
 
-// The statuses a run ends with, in Result.Status and in a run-finished
-// Event's Status.
+// RunStatus is how a run stands or ended, in Result.Status; a run-finished
+// Event carries it as a string.
+type RunStatus = journal.RunStatus
+
+// The statuses a run ends with.
 const (
 	StatusFinished    = journal.StatusFinished    // every wave ready; a new revision
 	StatusFailed      = journal.StatusFailed      // stopped by an error; Resume continues it

@@ -88,24 +88,35 @@ func (r *runner) watchStop(ctx context.Context, cancel context.CancelFunc) func(
 }
 
 // waiting is the event of one readiness poll: how many of the wave's
-// targets are pending, the first few names, and their kind when they share
-// one.
+// targets are pending, the first few names, and the kind they are counted
+// in: the wave's one kind ("62 of 100 Deployments"), or else "objects" with
+// each name qualified by its kind.
 func waiting(wave, total int, pending []readiness.Target, refs map[readiness.Target]object.Ref) progress.Event {
 	ev := progress.Event{Kind: progress.Waiting, Wave: wave, Pending: len(pending), Total: total, What: "objects"}
-	kinds := map[string]bool{}
-	for k, t := range pending {
-		ref := refs[t]
-		kinds[ref.Kind] = true
-		if k < progress.MaxNames {
-			ev.Names = append(ev.Names, ref.Name)
-		}
+	kind, one := soleKind(refs)
+	if one {
+		ev.What = plural(kind, total)
 	}
-	if len(kinds) == 1 {
-		for kind := range kinds {
-			ev.What = plural(kind, len(pending))
+	for _, t := range pending[:min(len(pending), progress.MaxNames)] {
+		name := refs[t].Name
+		if !one {
+			name = refs[t].Kind + " " + name
 		}
+		ev.Names = append(ev.Names, name)
 	}
 	return ev
+}
+
+// soleKind returns the kind every object of refs has, if they share one.
+func soleKind(refs map[readiness.Target]object.Ref) (string, bool) {
+	kind := ""
+	for _, ref := range refs {
+		if kind != "" && ref.Kind != kind {
+			return "", false
+		}
+		kind = ref.Kind
+	}
+	return kind, kind != ""
 }
 
 // plural names n objects of kind: "Deployment", "Deployments", "Ingresses".

@@ -12,21 +12,31 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
-// newProgress returns the renderer of a run's events and a function to
-// call once after the run, which stops the display. With -o json it writes
-// JSON lines to stdout; when stderr is a terminal it draws live bars there
+// display renders a run for the command: events is the run's event sink,
+// log takes the command's own lines (which server, which composition) so
+// they print above a live display instead of through it, and done is
+// called once after the run to stop the display.
+type display struct {
+	events func(release.Event)
+	log    io.Writer
+	done   func()
+}
+
+// newProgress returns the display of a run. With -o json it writes JSON
+// lines to stdout; when stderr is a terminal it draws live bars there
 // (progress_live.go); otherwise it prints plain lines on stderr
 // (progress_plain.go). People's renderers print how the run ended once;
 // the JSON stream carries it as its last event.
-func newProgress(cmd *cobra.Command, output string) (func(release.Event), func()) {
+func newProgress(cmd *cobra.Command, output string) display {
+	stderr := cmd.ErrOrStderr()
 	if output == "json" {
-		return jsonLines(cmd.OutOrStdout()), func() {}
+		return display{events: jsonLines(cmd.OutOrStdout()), log: stderr, done: func() {}}
 	}
-	if tty, ok := terminal(cmd.ErrOrStderr()); ok {
+	if tty, ok := terminal(stderr); ok {
 		l := newLive(tty, liveOptions{Color: os.Getenv("NO_COLOR") == ""})
-		return l.emit, l.close
+		return display{events: l.emit, log: l, done: l.close}
 	}
-	return newPlain(cmd.ErrOrStderr(), nil).emit, func() {}
+	return display{events: newPlain(stderr, nil).emit, log: stderr, done: func() {}}
 }
 
 // terminal returns w as a file when it is a terminal.

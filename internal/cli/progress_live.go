@@ -47,6 +47,18 @@ type liveDisplay struct {
 	color  bool
 	end    string // how the run ended, printed by close
 	ended  bool
+	closed bool
+}
+
+// Write prints the command's own lines above the bars while the display
+// runs, and straight to the terminal after it.
+func (l *liveDisplay) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return l.tty.Write(b)
+	}
+	return l.p.Write(b)
 }
 
 // waveBar is one wave's bar. Its total is set apart from mpb's so that
@@ -55,7 +67,8 @@ type waveBar struct {
 	name   string // "wave 2/3: apps"; wave-ready events carry no stage
 	bar    *mpb.Bar
 	total  int64
-	failed atomic.Int64 // steps that failed; read by the bar's decorator
+	failed atomic.Int64           // steps that failed; read by the bar's decorator
+	left   atomic.Pointer[string] // why a wave that never got ready ended
 }
 
 // newLive starts a live display on tty. The caller must call close.
@@ -144,7 +157,10 @@ func (w *waveBar) counts(s decor.Statistics) string {
 	case s.Completed:
 		return text + ", ready"
 	case s.Aborted:
-		return text + ", stopped"
+		if why := w.left.Load(); why != nil {
+			return text + ", " + *why
+		}
+		return text + ", not ready"
 	}
 	return text
 }
@@ -182,6 +198,16 @@ func (l *liveDisplay) finish(e release.Event) {
 		l.end = l.paint("31", l.end)
 	}
 	l.ended = true
+	why := "not ready"
+	switch release.RunStatus(e.Status) {
+	case release.StatusStopped:
+		why = "stopped"
+	case release.StatusCompensated:
+		why = "undone"
+	}
+	for _, w := range l.waves {
+		w.left.Store(&why)
+	}
 	l.stop()
 }
 
@@ -201,7 +227,10 @@ func (l *liveDisplay) stop() {
 func (l *liveDisplay) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.ended = true
+	if l.closed {
+		return
+	}
+	l.ended, l.closed = true, true
 	l.stop()
 	l.p.Wait()
 	if l.end != "" {

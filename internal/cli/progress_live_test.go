@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"fmt"
 	"regexp"
 	"runtime"
 	"strings"
@@ -223,4 +224,29 @@ func mpbGoroutines() string {
 		}
 		runtime.Gosched()
 	}
+}
+
+// The command's own lines (which server and context, a cache hit) written
+// while the live display runs print above the bars; they never overwrite
+// the spinner and leave a stale frame behind.
+func TestProgressLiveLogLinesGoAboveTheBars(t *testing.T) {
+	ft, l, draw := startLive(t)
+	draw()
+	ft.waitFor(t, spinnerRow)
+	fmt.Fprintln(l, "using server https://127.0.0.1:6443, context test")
+	run, end := splitEnd(finishedRun())
+	feed(l.emit, run)
+	draw()
+	ft.waitFor(t, spinnerRow)
+	feed(l.emit, end)
+	stopWithin(t, l.close, ptyWait)
+	rows := ft.finalScreen(t)
+	checkRows(t, rows, []string{`^using server https://127\.0\.0\.1:6443, context test$`, `^run r-2: plan`, `^wave 1/1: apps .* 2/2 steps, ready$`})
+	for _, r := range rows {
+		if spinnerRow.MatchString(r) {
+			t.Errorf("the final screen keeps a spinner frame %q:\n%s", r, strings.Join(rows, "\n"))
+		}
+	}
+	fmt.Fprintln(l, "after the display")
+	ft.waitFor(t, regexp.MustCompile(`after the display`)) // fails the test if it never arrives
 }

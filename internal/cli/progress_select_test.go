@@ -22,7 +22,8 @@ func commandWith(stdout, stderr io.Writer) *cobra.Command {
 
 func TestProgressPlainWhenStderrIsNotATerminal(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	sink, done := newProgress(commandWith(&stdout, &stderr), "text")
+	d := newProgress(commandWith(&stdout, &stderr), "text")
+	sink, done := d.events, d.done
 	feed(sink, finishedRun())
 	done()
 	want := "wave 1/1: apps (2 objects)\n"
@@ -37,7 +38,8 @@ func TestProgressPlainWhenStderrIsNotATerminal(t *testing.T) {
 func TestProgressJSONOnStdoutEvenOnATerminal(t *testing.T) {
 	ft := openTerm(t)
 	var stdout bytes.Buffer
-	sink, done := newProgress(commandWith(&stdout, ft.tty), "json")
+	d := newProgress(commandWith(&stdout, ft.tty), "json")
+	sink, done := d.events, d.done
 	feed(sink, finishedRun())
 	done()
 	if n := strings.Count(stdout.String(), `{"schema":"piceli.progress/v1",`); n != len(finishedRun()) {
@@ -69,7 +71,8 @@ func TestProgressLiveOnATerminalRespectsNoColor(t *testing.T) {
 				os.Setenv("NO_COLOR", *tt.noColor)
 			}
 			ft := openTerm(t)
-			sink, done := newProgress(commandWith(nil, ft.tty), "text")
+			d := newProgress(commandWith(nil, ft.tty), "text")
+	sink, done := d.events, d.done
 			feed(sink, failedEarly())
 			stopWithin(t, done, ptyWait)
 			ft.finalScreen(t)

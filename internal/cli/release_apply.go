@@ -52,14 +52,15 @@ the same way; a second one abandons its in-flight writes.`,
 // runRelease opens the release with a progress renderer, runs it with the
 // first Ctrl-C as a clean stop, and reports how the run ended.
 func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, release.RunOptions) (*release.Result, error)) error {
-	events, done := newProgress(cmd, f.output)
-	r, err := f.open(cmd, release.Options{Events: events})
+	d := newProgress(cmd, f.output)
+	defer d.done()
+	r, err := f.open(cmd, release.Options{Events: d.events, Log: d.log})
 	if err != nil {
 		return err
 	}
 	opts := release.RunOptions{AllowReplace: f.allowReplace, Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr())}
 	_, err = run(r, opts)
-	done()
+	d.done()
 	return reportRun(cmd, f.spec, f.output, err)
 }
 
