@@ -72,7 +72,7 @@ func TestProgressLiveOnATerminalRespectsNoColor(t *testing.T) {
 			}
 			ft := openTerm(t)
 			d := newProgress(commandWith(nil, ft.tty), "text")
-	sink, done := d.events, d.done
+			sink, done := d.events, d.done
 			feed(sink, failedEarly())
 			stopWithin(t, done, ptyWait)
 			ft.finalScreen(t)
