@@ -86,17 +86,27 @@ func resolve(stateDir, hash string) (string, error) {
 // fresh random key when there is none yet. Nothing is written: StoreKey
 // persists a fresh key when a plan made with it is stored.
 func ReadKey(stateDir string) ([]byte, error) {
-	key, err := os.ReadFile(keyFile(stateDir))
-	switch {
-	case err == nil && len(key) == 32:
-		return key, nil
-	case err == nil:
-		return nil, fmt.Errorf("digest key %s has %d bytes, want 32: restore it from a backup or remove it (stored plans then go stale)", keyFile(stateDir), len(key))
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("read digest key: %w", err)
+	key, err := loadKey(stateDir)
+	if !errors.Is(err, os.ErrNotExist) {
+		return key, err
 	}
 	key = make([]byte, 32)
 	rand.Read(key)
+	return key, nil
+}
+
+// loadKey returns the stored digest key; an error wrapping os.ErrNotExist
+// when there is none.
+func loadKey(stateDir string) ([]byte, error) {
+	key, err := os.ReadFile(keyFile(stateDir))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("read digest key: %w", err)
+	case len(key) != 32:
+		return nil, fmt.Errorf("digest key %s has %d bytes, want 32: restore it from a backup or remove it (stored plans then go stale)", keyFile(stateDir), len(key))
+	}
 	return key, nil
 }
 
