@@ -92,8 +92,9 @@ func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, allowR
 }
 
 // loadApproved loads an approved plan before anything is locked: a plan
-// file never changes, and an unknown hash or a blocked plan is refused
-// without touching the state directory.
+// file never changes, and an unknown hash, a plan edited since it was
+// planned or stored without a seal (plan.Load), or a blocked plan is
+// refused without touching the state directory.
 func (r *Release) loadApproved(hash string) (*plan.Plan, error) {
 	approved, _, err := plan.Load(r.StateDir(), hash)
 	if err != nil {

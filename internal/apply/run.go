@@ -197,7 +197,12 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 }
 
 // revision records the finished run as the release's next revision: every
-// object the plan declares, Secret values as keyed digests.
+// object the plan declares, Secret values as keyed digests. The manifests
+// are the approved plan's, the one record of what every session of the run
+// wrote (a resume neither compares nor rewrites the steps written before):
+// plan.Load refused the plan unless its seal held and each manifest matched
+// its step's Desired digest, and Approve checked that the rendered objects
+// each session wrote digest to that Desired.
 func (r *runner) revision() (int, error) {
 	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets}
 	for _, s := range r.in.Plan.Steps {

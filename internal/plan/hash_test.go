@@ -10,21 +10,39 @@ import (
 	"github.com/pynenc/piceli/internal/object"
 )
 
-// samplePlan is a small valid plan: one create, one update.
+// testKey is the digest key of samplePlan; keyedDir stores it.
+var testKey = []byte("piceli test digest key, 32 bytes")
+
+// keyedDir returns a fresh state directory holding testKey.
+func keyedDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := StoreKey(dir, testKey); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// samplePlan is a small valid plan: one create, one update, its Desired
+// digests those of its manifests under testKey.
 func samplePlan() *Plan {
-	return &Plan{
+	p := &Plan{
 		Schema:  Schema,
 		Release: Release{Name: "shop", Owner: "shop", FieldManager: "piceli-shop"},
 		Target:  Target{Server: "https://127.0.0.1:6443", Context: "kwok-piceli", Namespace: "shop", ClusterUID: "uid-1"},
 		Steps: []Step{
 			{Ref: object.Ref{Kind: "ConfigMap", Namespace: "shop", Name: "cfg"}, APIVersion: "v1", Resource: "configmaps", Stage: graph.StageConfig,
-				Action: Create, Observed: Observed{Absent: true}, Desired: "hmac-sha256:aa", Manifest: map[string]any{"kind": "ConfigMap"}},
+				Action: Create, Observed: Observed{Absent: true}, Manifest: map[string]any{"kind": "ConfigMap"}},
 			{Ref: object.Ref{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"}, APIVersion: "apps/v1", Resource: "deployments", Stage: graph.StageWorkloads,
-				Action: Update, Observed: Observed{UID: "u", ResourceVersion: "7", Generation: 2, Fields: "hmac-sha256:bb"}, Desired: "hmac-sha256:cc", Manifest: map[string]any{"kind": "Deployment"},
+				Action: Update, Observed: Observed{UID: "u", ResourceVersion: "7", Generation: 2, Fields: "hmac-sha256:bb"}, Manifest: map[string]any{"kind": "Deployment"},
 				Origin: "component web", Changes: []Change{{Path: "spec.replicas", Kind: Changed, From: int64(1), To: int64(2)}}},
 		},
 		Waves: []graph.Wave{{Stage: graph.StageConfig, Nodes: []int{0}}, {Stage: graph.StageWorkloads, Nodes: []int{1}}},
 	}
+	for i, s := range p.Steps {
+		p.Steps[i].Desired = Digester{Key: testKey}.Of(s.Manifest)
+	}
+	return p
 }
 
 func mustHash(t *testing.T, p *Plan) string {
@@ -80,7 +98,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestSaveLoad(t *testing.T) {
-	dir := t.TempDir()
+	dir := keyedDir(t)
 	p := samplePlan()
 	hash, err := Save(dir, p)
 	if err != nil {

@@ -22,10 +22,12 @@ const (
 )
 
 // Plan is what applying a composition to one target would do. Everything
-// but the Changes and Origins of its steps is covered by its hash.
+// but its seals and the Changes and Origins of its steps is covered by its
+// hash; everything but its hash and its own seal, by its seal (Save, Load).
 type Plan struct {
 	Schema  string       `json:"schema"`
 	Hash    string       `json:"hash,omitempty"` // filled by Save; not hashed
+	Seal    string       `json:"seal,omitempty"` // filled by Save; not hashed
 	Release Release      `json:"release"`
 	Target  Target       `json:"target"`
 	Steps   []Step       `json:"steps"`
@@ -63,6 +65,7 @@ type Step struct {
 	Blocked    string         `json:"blocked,omitempty"` // why apply must refuse this plan
 	Origin     string         `json:"origin,omitempty"`  // not hashed
 	Changes    []Change       `json:"changes,omitempty"` // not hashed
+	Seal       string         `json:"seal,omitempty"`    // filled by Save; not hashed
 }
 
 // Observed is what the planner saw of a step's object in the cluster. Apply

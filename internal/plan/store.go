@@ -23,14 +23,21 @@ var ErrUnknown = errors.New("no such plan")
 func Dir(stateDir string) string { return filepath.Join(stateDir, "plans") }
 
 // Save stores p under stateDir/plans/<hex>.json, atomically and owner-only,
-// sets p.Hash and returns it. The digest key p was made with must be
-// stored too (StoreKey), or the plan can never be applied.
+// sets p.Hash and the seals of p and its steps (Load checks them), and
+// returns the hash. It seals with the release's stored digest key, which
+// must be the key p was made with (StoreKey it first), or the plan can
+// never be applied; with no key stored, it stores a fresh one.
 func Save(stateDir string, p *Plan) (string, error) {
 	hash, err := p.ComputeHash()
 	if err != nil {
 		return "", err
 	}
+	s, err := storedSealer(stateDir)
+	if err != nil {
+		return "", err
+	}
 	p.Hash = hash
+	s.seal(p)
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encode plan: %w", err)
@@ -41,30 +48,77 @@ func Save(stateDir string, p *Plan) (string, error) {
 	return hash, atomicfile.Write(file(stateDir, hash), append(data, '\n'), 0o600)
 }
 
+// storedSealer returns the sealer of the release's stored digest key,
+// storing a fresh key first when there is none.
+func storedSealer(stateDir string) (sealer, error) {
+	key, err := ReadKey(stateDir)
+	if err != nil {
+		return sealer{}, err
+	}
+	if err := StoreKey(stateDir, key); err != nil {
+		return sealer{}, err
+	}
+	return newSealer(key)
+}
+
 func file(stateDir, hash string) string {
 	return filepath.Join(Dir(stateDir), strings.TrimPrefix(hash, "sha256:")+".json")
 }
 
 // Load reads the stored plan whose hash is hash, or starts with it when
 // that prefix (at least 12 hex digits) names exactly one plan. The plan's
-// content is checked against its hash.
+// content is checked against its hash, and against the seal Save made with
+// the release's stored digest key: an edit anywhere, re-hashed and renamed
+// or not, is an error naming each step it touched. A plan stored without a
+// seal (by an older Piceli) is refused too: plan again.
 func Load(stateDir, hash string) (*Plan, string, error) {
 	full, err := resolve(stateDir, hash)
 	if err != nil {
 		return nil, "", err
 	}
-	data, err := os.ReadFile(file(stateDir, full))
+	p, err := read(stateDir, full)
+	if err == nil {
+		err = unseal(stateDir, p)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
 	}
+	return p, full, nil
+}
+
+// read reads and decodes the plan stored under full, checking its hash.
+func read(stateDir, full string) (*Plan, error) {
+	data, err := os.ReadFile(file(stateDir, full))
+	if err != nil {
+		return nil, err
+	}
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+		return nil, err
 	}
 	if got, _ := p.ComputeHash(); got != full {
-		return nil, "", fmt.Errorf("load plan %s: content does not match its hash (file edited?)", ShortHash(full))
+		return nil, errors.New("content does not match its hash (file edited?)")
 	}
-	return &p, full, nil
+	return &p, nil
+}
+
+// unseal checks p against its seal under the release's stored digest key.
+func unseal(stateDir string, p *Plan) error {
+	key, err := loadKey(stateDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no digest key %s to check its seal with; plan again and approve the new hash", keyFile(stateDir))
+	}
+	if err != nil {
+		return err
+	}
+	s, err := newSealer(key)
+	if err != nil {
+		return err
+	}
+	if err := s.verify(p); err != nil {
+		return fmt.Errorf("%w; plan again and approve the new hash", err)
+	}
+	return nil
 }
 
 func resolve(stateDir, hash string) (string, error) {
@@ -86,17 +140,27 @@ func resolve(stateDir, hash string) (string, error) {
 // fresh random key when there is none yet. Nothing is written: StoreKey
 // persists a fresh key when a plan made with it is stored.
 func ReadKey(stateDir string) ([]byte, error) {
-	key, err := os.ReadFile(keyFile(stateDir))
-	switch {
-	case err == nil && len(key) == 32:
-		return key, nil
-	case err == nil:
-		return nil, fmt.Errorf("digest key %s has %d bytes, want 32: restore it from a backup or remove it (stored plans then go stale)", keyFile(stateDir), len(key))
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("read digest key: %w", err)
+	key, err := loadKey(stateDir)
+	if !errors.Is(err, os.ErrNotExist) {
+		return key, err
 	}
 	key = make([]byte, 32)
 	rand.Read(key)
+	return key, nil
+}
+
+// loadKey returns the stored digest key; an error wrapping os.ErrNotExist
+// when there is none.
+func loadKey(stateDir string) ([]byte, error) {
+	key, err := os.ReadFile(keyFile(stateDir))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("read digest key: %w", err)
+	case len(key) != 32:
+		return nil, fmt.Errorf("digest key %s has %d bytes, want 32: restore it from a backup or remove it (stored plans then go stale)", keyFile(stateDir), len(key))
+	}
 	return key, nil
 }
 

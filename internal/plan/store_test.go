@@ -15,6 +15,9 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // storeAt saves a sample plan for namespace ns and sets its file time.
 func storeAt(t *testing.T, dir, ns string, at time.Time) string {
 	t.Helper()
+	if err := StoreKey(dir, testKey); err != nil {
+		t.Fatal(err)
+	}
 	p := samplePlan()
 	p.Target.Namespace = ns
 	hash, err := Save(dir, p)

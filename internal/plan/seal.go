@@ -1,0 +1,112 @@
+package plan
+
+import (
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/pynenc/piceli/internal/digest"
+)
+
+// ErrUnsealed marks a stored plan that carries no seal: it was stored by a
+// Piceli older than sealed plans, or its seal was removed. It is refused
+// like an edited plan; plan again.
+var ErrUnsealed = errors.New("the plan has no seal (stored by an older piceli, or edited)")
+
+// ErrTampered marks stored plan content that does not match the plan's
+// seal: the file was edited after it was planned, or the release's digest
+// key was replaced since.
+var ErrTampered = errors.New("edited since it was planned, or the digest key changed")
+
+// sealInfo names what the seal key is derived for.
+const sealInfo = "piceli plan seal v1"
+
+// sealer seals stored plans and checks their seals. The hash a user
+// approves is an unkeyed SHA-256 that anyone can recompute after editing a
+// plan; a seal is keyed, so only a holder of the release's digest key can
+// make one.
+type sealer struct {
+	key []byte   // derived from the digest key, used for nothing else
+	dig Digester // the digest key itself, to check Desired digests
+}
+
+// newSealer derives the seal key from the release's digest key. A derived
+// key, not the digest key itself: plans record keyed digests of Secret
+// values that whoever sets a secret chooses, and with the digest key such a
+// digest could be made to equal the seal of an edited plan.
+func newSealer(digestKey []byte) (sealer, error) {
+	key, err := hkdf.Key(sha256.New, digestKey, nil, sealInfo, sha256.Size)
+	if err != nil {
+		return sealer{}, fmt.Errorf("derive the plan seal key: %w", err)
+	}
+	return sealer{key: key, dig: Digester{Key: digestKey}}, nil
+}
+
+// of returns the keyed digest of v's JSON encoding under the seal key. A
+// plan that ComputeHash could encode always encodes.
+func (s sealer) of(v any) string {
+	data, _ := json.Marshal(v)
+	return digest.Of(s.key, data)
+}
+
+// stepSeal covers every field of a step but its seal, Changes and Origin
+// included: what a plan shows people is sealed as much as what it applies.
+func (s sealer) stepSeal(st Step) string {
+	st.Seal = ""
+	return s.of(st)
+}
+
+// planSeal covers every field of a plan but its hash and its own seal; the
+// steps enter with their seals, so it also covers their order and count.
+func (s sealer) planSeal(p *Plan) string {
+	c := *p
+	c.Hash, c.Seal = "", ""
+	return s.of(&c)
+}
+
+// seal sets the seal of every step of p, then p's.
+func (s sealer) seal(p *Plan) {
+	for i := range p.Steps {
+		p.Steps[i].Seal = s.stepSeal(p.Steps[i])
+	}
+	p.Seal = s.planSeal(p)
+}
+
+// verify checks p against its seals: each step's (an error per step that
+// fails, naming it), each step's manifest against its Desired digest, and
+// the plan's own for the rest. It returns ErrUnsealed for a plan with no
+// seal, and errors wrapping ErrTampered otherwise.
+func (s sealer) verify(p *Plan) error {
+	if p.Seal == "" {
+		return ErrUnsealed
+	}
+	var errs []error
+	for i, st := range p.Steps {
+		if err := s.verifyStep(st); err != nil {
+			errs = append(errs, fmt.Errorf("step %d %s: %w", i, st.Ref, err))
+		}
+	}
+	if len(errs) == 0 && !equal(p.Seal, s.planSeal(p)) {
+		errs = append(errs, fmt.Errorf("its release, target, waves or order of steps do not match its seal: %w", ErrTampered))
+	}
+	return errors.Join(errs...)
+}
+
+// verifyStep checks one step's seal, and that its manifest is the one its
+// Desired digest (what apply compares with a fresh plan) stands for:
+// history records the manifest, the engine writes what digests to Desired.
+func (s sealer) verifyStep(st Step) error {
+	switch {
+	case !equal(st.Seal, s.stepSeal(st)):
+		return fmt.Errorf("content does not match its seal: %w", ErrTampered)
+	case st.Desired != "" && !equal(st.Desired, s.dig.Of(st.Manifest)):
+		return fmt.Errorf("manifest does not match its desired digest: %w", ErrTampered)
+	}
+	return nil
+}
+
+// equal compares two digests in constant time.
+func equal(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
