@@ -25,7 +25,9 @@ func newApplyCmd() *cobra.Command {
 Steps:
   1. without --approve: plan, store, print the hash and exit 3 (approval required)
   2. take the release's file lock (one writer per state directory)
-  3. load the approved plan; render the composition and plan again now, and
+  3. load the approved plan (refused, exit 2, when it was edited since it
+     was stored: every plan is sealed with a key kept in state_dir/keys);
+     render the composition and plan again now, and
      refuse (exit 2, nothing written) when the composition renders
      differently, the target differs, or the cluster changed in a field the
      plan touches (status churn is not a change)
