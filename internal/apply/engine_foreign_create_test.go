@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -44,7 +45,7 @@ func TestCreateNeverWritesOverAForeignObject(t *testing.T) {
 			var theirs *unstructured.Unstructured
 			e.Options.AfterWave = func(_ context.Context, wave int) error {
 				if wave == 0 {
-					theirs = c.seed(t, foreignConfigMap("b"), "other-team")
+					theirs = seedForeign(t, c, "b")
 				}
 				return nil
 			}
@@ -80,7 +81,7 @@ func TestCreateNeverWritesOverAForeignObject(t *testing.T) {
 func TestResumeNeverWritesOverAForeignObject(t *testing.T) {
 	c := newFakeCluster()
 	e := newEngine(t, c, Options{})
-	theirs := c.seed(t, foreignConfigMap("b"), "other-team")
+	theirs := seedForeign(t, c, "b")
 	in := creates(t, "a", "b")
 	if _, err := e.Apply(t.Context(), "run-1", in); err == nil {
 		t.Fatalf("Apply() = nil, want the create of b refused")
@@ -94,12 +95,20 @@ func TestResumeNeverWritesOverAForeignObject(t *testing.T) {
 	checkUntouched(t, c, theirs)
 }
 
-// foreignConfigMap is a ConfigMap of the test namespace that another team
-// made: their label and value, not the release's.
-func foreignConfigMap(name string) *unstructured.Unstructured {
+// seedForeign stores a ConfigMap of the test namespace as another team
+// made it: their label and value, applied by other-team, and a status
+// writer's entry in its managedFields (which no error names as a maker).
+// It returns the object as stored.
+func seedForeign(t *testing.T, c *fakeCluster, name string) *unstructured.Unstructured {
+	t.Helper()
 	u := configMap(name, "theirs")
 	u.SetLabels(map[string]string{"team": "other"})
-	return u
+	c.seed(t, u, "other-team")
+	c.edit(t, "ConfigMap", name, func(u *unstructured.Unstructured) {
+		status := metav1.ManagedFieldsEntry{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status"}
+		u.SetManagedFields(append([]metav1.ManagedFieldsEntry{status}, u.GetManagedFields()...))
+	})
+	return c.configMap(name)
 }
 
 // checkRefusedCreate checks err is the refusal of the create of theirs:
@@ -153,7 +162,7 @@ func TestReplaceNeverWritesOverAForeignObject(t *testing.T) {
 	var theirs *unstructured.Unstructured
 	c.answerTimes("delete", "a", 1, func(clienttesting.Action) error {
 		c.remove("a")
-		theirs = c.seed(t, foreignConfigMap("a"), "other-team")
+		theirs = seedForeign(t, c, "a")
 		return nil
 	})
 

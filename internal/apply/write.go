@@ -28,7 +28,7 @@ var ErrChanged = errors.New("changed by someone else since the plan")
 // UID of it, so a compensation never deletes it.
 type ExistsError struct {
 	UID      string   // the existing object's
-	Managers []string // its field managers, from managedFields, in order
+	Managers []string // its field managers, from managedFields (subresources aside)
 	Err      error    // the server's refusal of the create
 }
 
@@ -116,11 +116,12 @@ func (t *target) existing(ctx context.Context, refusal error) error {
 }
 
 // managers lists the field managers of u, each once, in managedFields
-// order.
+// order: those of the object itself, not of a subresource (a controller
+// writing status is not who made it).
 func managers(u *unstructured.Unstructured) []string {
 	var out []string
 	for _, m := range u.GetManagedFields() {
-		if !slices.Contains(out, m.Manager) {
+		if m.Subresource == "" && !slices.Contains(out, m.Manager) {
 			out = append(out, m.Manager)
 		}
 	}
