@@ -140,11 +140,7 @@ func (r *runner) finish(ctx context.Context, err error) (*Result, error) {
 	res := &Result{Run: r.run}
 	switch {
 	case err == nil:
-		r.fp.hit(ctx, FailBeforeRunFinish)
-		res.Status, err = journal.StatusFinished, r.append(journal.Record{Type: journal.RunFinished})
-		if err == nil {
-			res.Revision, err = r.revision()
-		}
+		err = r.closeFinished(ctx, res)
 	case r.opts.Compensate && !errors.Is(err, ErrStopped) && ctx.Err() == nil:
 		res.Status = journal.StatusCompensated
 		err = r.compensate(ctx, err)
@@ -162,6 +158,25 @@ func (r *runner) finish(ctx context.Context, err error) (*Result, error) {
 	clearStop(r.e.StateDir, r.run)
 	r.e.runFinished(res, err)
 	return res, err
+}
+
+// closeFinished ends a run whose every wave is ready: it records the run's
+// revision, then journals the run finished. In that order a crash between
+// the two leaves a running journal, which resume completes: its history.Add
+// finds the revision already there and writes nothing. A revision that
+// cannot be stored fails the run (resumable) and undoes nothing: every
+// change is in place. One stored whose index entry failed still finishes
+// the run, with that error: the revision exists.
+func (r *runner) closeFinished(ctx context.Context, res *Result) error {
+	r.fp.hit(ctx, FailBeforeRunFinish)
+	n, err := r.revision()
+	if n == 0 && err != nil {
+		res.Status = journal.StatusFailed
+		return errors.Join(err, r.append(journal.Record{Type: journal.RunFailed, Error: err.Error()}))
+	}
+	r.fp.hit(ctx, FailAfterRevision)
+	res.Status, res.Revision = journal.StatusFinished, n
+	return errors.Join(err, r.append(journal.Record{Type: journal.RunFinished}))
 }
 
 // Resume continues an interrupted or stopped run of the same plan: its

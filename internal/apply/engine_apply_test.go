@@ -71,8 +71,8 @@ func TestApplyFinishesEveryWave(t *testing.T) {
 }
 
 // checkServerSideApply checks that the ConfigMap name was written by one
-// server-side apply of the release's field manager, not forced and not
-// conditional (a create).
+// server-side apply of the release's field manager, not forced, and
+// conditional on no object existing (a create: see createOnly).
 func checkServerSideApply(t *testing.T, c *fakeCluster, name string) {
 	t.Helper()
 	sent := c.sent("patch", name)
@@ -85,7 +85,7 @@ func checkServerSideApply(t *testing.T, c *fakeCluster, name string) {
 		t.Errorf("patch of %s = %s, options %+v; want an apply by %s, not forced, not a dry-run", name, p.GetPatchType(), o, testManager)
 	}
 	var u unstructured.Unstructured
-	if err := u.UnmarshalJSON(p.GetPatch()); err != nil || u.GetResourceVersion() != "" {
-		t.Errorf("patch of %s names resourceVersion %q (%v), want none: a create is not conditional", name, u.GetResourceVersion(), err)
+	if err := u.UnmarshalJSON(p.GetPatch()); err != nil || u.GetResourceVersion() != createOnly {
+		t.Errorf("patch of %s names resourceVersion %q (%v), want %s: a create never writes over an existing object", name, u.GetResourceVersion(), err, createOnly)
 	}
 }

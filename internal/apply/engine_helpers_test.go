@@ -46,7 +46,9 @@ var (
 // one with the applied object, keeping its UID (no field merging and no
 // field ownership, so no field-manager conflicts unless a fault answers
 // one), is refused with 409 when it names a resourceVersion that is not the
-// live one, and records the field manager; a dry-run stores nothing. A delete honours a UID
+// live one (an absent object is created whatever resourceVersion the apply
+// names, as kube-apiserver does), and records the field manager; a dry-run
+// stores nothing. A delete honours a UID
 // precondition with 409, as the server does. Every object gets a UID and
 // every write a new resourceVersion. client-go's own tracker cannot stand
 // in: it refuses an apply of an absent object with 404.
@@ -100,7 +102,7 @@ func (c *fakeCluster) applied(p clienttesting.PatchActionImpl, obj *unstructured
 	defer c.mu.Unlock()
 	k := objectKey{p.GetResource(), p.GetNamespace(), p.GetName()}
 	live := c.objs[k]
-	if rv := obj.GetResourceVersion(); rv != "" && (live == nil || live.GetResourceVersion() != rv) {
+	if rv := obj.GetResourceVersion(); rv != "" && live != nil && live.GetResourceVersion() != rv {
 		return nil, apierrors.NewConflict(p.GetResource().GroupResource(), p.GetName(), errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	out := obj.DeepCopy()

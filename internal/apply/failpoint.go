@@ -17,7 +17,8 @@ const (
 	FailAfterOutcome     = "after-outcome"     // a write and its outcome are durable
 	FailBeforeWaveReady  = "before-wave-ready" // a wave is written, readiness not journaled
 	FailAfterWaveReady   = "after-wave-ready"  // a wave is ready and journaled
-	FailBeforeRunFinish  = "before-run-finish" // every wave is done, the run not closed
+	FailBeforeRunFinish  = "before-run-finish" // every wave is done, no revision recorded
+	FailAfterRevision    = "after-revision"    // the revision is recorded, the run not closed
 	FailAfterCompIntent  = "after-compensate-intent"
 	FailAfterCompOutcome = "after-compensate-outcome"
 )
@@ -25,5 +26,5 @@ const (
 // Failpoints lists every named failpoint, for the table-driven fault tests.
 var Failpoints = []string{
 	FailAfterRunStarted, FailAfterIntent, FailAfterWrite, FailAfterOutcome,
-	FailBeforeWaveReady, FailAfterWaveReady, FailBeforeRunFinish,
+	FailBeforeWaveReady, FailAfterWaveReady, FailBeforeRunFinish, FailAfterRevision,
 }

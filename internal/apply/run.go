@@ -202,7 +202,9 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 // wrote (a resume neither compares nor rewrites the steps written before):
 // plan.Load refused the plan unless its seal held and each manifest matched
 // its step's Desired digest, and Approve checked that the rendered objects
-// each session wrote digest to that Desired.
+// each session wrote digest to that Desired. It is safe to call again for
+// the same run (a resume after a crash that followed it): history.Add
+// answers the revision already recorded.
 func (r *runner) revision() (int, error) {
 	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets}
 	for _, s := range r.in.Plan.Steps {
@@ -212,7 +214,7 @@ func (r *runner) revision() (int, error) {
 	}
 	n, err := history.Add(r.e.StateDir, rev)
 	if err != nil {
-		return n, fmt.Errorf("record revision: %w", err) // n is set when only its index entry failed
+		return n, fmt.Errorf("record revision: %w", err) // n is set when the revision exists (only its index entry failed)
 	}
 	return n, nil
 }

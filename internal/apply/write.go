@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,6 +21,34 @@ import (
 // ErrChanged is returned when an object changed, between approval and the
 // write, in a field the plan sets: the write is refused, not forced.
 var ErrChanged = errors.New("changed by someone else since the plan")
+
+// ExistsError refuses a create (or the create half of a replace) whose
+// object exists when the step runs: someone else made it since the plan.
+// Nothing was written to it: no field, no label, and the run records no
+// UID of it, so a compensation never deletes it.
+type ExistsError struct {
+	UID      string   // the existing object's
+	Managers []string // its field managers, from managedFields (subresources aside)
+	Err      error    // the server's refusal of the create
+}
+
+func (e *ExistsError) Error() string {
+	by := "no field manager recorded"
+	if len(e.Managers) > 0 {
+		by = "managed by " + strings.Join(e.Managers, ", ")
+	}
+	return fmt.Sprintf("it exists already: someone else created it since the plan (uid %s, %s); it was not written", e.UID, by)
+}
+
+func (e *ExistsError) Unwrap() error { return e.Err }
+
+// createOnly is the resourceVersion a create is applied with, which makes
+// the server-side apply create the object or fail, atomically: kube-apiserver
+// ignores the resourceVersion of an apply that creates an object, and
+// refuses (409) one that would change an existing object whose
+// resourceVersion differs. No object holds this one: resourceVersions are
+// etcd revisions, which are int64 and never get this far.
+const createOnly = "9223372036854775807"
 
 // written is what the server returned for a write.
 type written struct {
@@ -48,7 +78,7 @@ func resourceFor(dyn dynamic.Interface, s plan.Step) dynamic.ResourceInterface {
 func (t *target) write(ctx context.Context, rv string) (written, error) {
 	switch t.step.Action {
 	case plan.Create:
-		return t.apply(ctx, "")
+		return t.create(ctx)
 	case plan.Update, plan.Adopt:
 		return t.applyIf(ctx, t.desired, rv, t.observedF)
 	case plan.Delete:
@@ -59,11 +89,43 @@ func (t *target) write(ctx context.Context, rv string) (written, error) {
 	return written{}, fmt.Errorf("no write for action %s", t.step.Action)
 }
 
-// apply sends the desired object as a server-side apply of the release's
-// field manager, never forcing. A non-empty rv makes it conditional on that
-// resourceVersion.
-func (t *target) apply(ctx context.Context, rv string) (written, error) {
-	return t.applyObject(ctx, t.desired, rv)
+// create sends the desired object as a server-side apply of the release's
+// field manager that can only create it (see createOnly), never forcing.
+// When the object exists, nothing is written and the error is an
+// *ExistsError naming who manages it.
+func (t *target) create(ctx context.Context) (written, error) {
+	w, err := t.applyObject(ctx, t.desired, createOnly)
+	if apierrors.IsConflict(err) {
+		return w, t.existing(ctx, err)
+	}
+	return w, err
+}
+
+// existing explains a refused create by reading the object that is there:
+// an *ExistsError; the refusal itself when the object is gone again, and
+// with the read's error when it cannot be read.
+func (t *target) existing(ctx context.Context, refusal error) error {
+	live, err := t.res.Get(ctx, t.step.Ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return refusal
+	}
+	if err != nil {
+		return fmt.Errorf("%w; re-read: %w", refusal, err)
+	}
+	return &ExistsError{UID: string(live.GetUID()), Managers: managers(live), Err: refusal}
+}
+
+// managers lists the field managers of u, each once, in managedFields
+// order: those of the object itself, not of a subresource (a controller
+// writing status is not who made it).
+func managers(u *unstructured.Unstructured) []string {
+	var out []string
+	for _, m := range u.GetManagedFields() {
+		if m.Subresource == "" && !slices.Contains(out, m.Manager) {
+			out = append(out, m.Manager)
+		}
+	}
+	return out
 }
 
 func (t *target) applyObject(ctx context.Context, u *unstructured.Unstructured, rv string) (written, error) {
@@ -129,7 +191,8 @@ func (t *target) delete(ctx context.Context, uid string) error {
 }
 
 // replace deletes the observed object, waits until it is gone, and creates
-// the desired one.
+// the desired one; like a create, that fails on an object someone else
+// made meanwhile.
 func (t *target) replace(ctx context.Context) (written, error) {
 	if err := t.delete(ctx, t.step.Observed.UID); err != nil {
 		return written{}, err
@@ -137,7 +200,7 @@ func (t *target) replace(ctx context.Context) (written, error) {
 	if err := t.waitGone(ctx, t.step.Observed.UID); err != nil {
 		return written{}, err
 	}
-	return t.apply(ctx, "")
+	return t.create(ctx)
 }
 
 func (t *target) waitGone(ctx context.Context, uid string) error {

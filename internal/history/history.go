@@ -55,8 +55,12 @@ func file(stateDir string, n int) string {
 
 // Add stores r as the release's next revision, atomically and owner-only,
 // then adds it to the history index (see Summaries), and returns its
-// number. An error after the revision file is stored, while updating the
-// index, still returns the number: the revision exists, and Summaries
+// number. Add is idempotent per run: when a revision of r.Run exists
+// already (a resume redoing the end of a run that crashed after recording
+// it), Add writes nothing and returns that revision's number, or an error
+// when that revision is of another plan. A revision without a Run is
+// always added. An error after the revision file is stored, while updating
+// the index, still returns the number: the revision exists, and Summaries
 // catches the index up. The caller holds the release's lock: two Adds at
 // once could pick the same number.
 func Add(stateDir string, r Revision) (int, error) {
@@ -64,35 +68,61 @@ func Add(stateDir string, r Revision) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	sums, _, err := caughtUp(stateDir, ns)
+	if err != nil {
+		return 0, err
+	}
+	if n, ok, err := recorded(sums, r); ok {
+		return n, err
+	}
 	r.Schema, r.Number = Schema, 1
 	if len(ns) > 0 {
 		r.Number = ns[len(ns)-1] + 1
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return 0, fmt.Errorf("encode revision: %w", err)
-	}
-	if err := atomicfile.MkdirPrivate(dir(stateDir)); err != nil {
-		return 0, fmt.Errorf("store revision: %w", err)
-	}
-	if err := atomicfile.Write(file(stateDir, r.Number), append(data, '\n'), 0o600); err != nil {
+	if err := store(stateDir, r); err != nil {
 		return 0, err
 	}
-	if err := addToIndex(stateDir, ns, r.Summary()); err != nil {
+	if err := addToIndex(stateDir, sums, r.Summary()); err != nil {
 		return r.Number, fmt.Errorf("index revision %d: %w", r.Number, err)
 	}
 	return r.Number, nil
 }
 
-// addToIndex saves the index caught up with the revision files ns, plus
-// s. Entries numbered s.Number or later have no file (s is numbered past
-// the newest one) and are dropped.
-func addToIndex(stateDir string, ns []int, s Summary) error {
-	sums, _, err := caughtUp(stateDir, ns)
-	if err != nil {
-		return err
+// recorded finds the revision sums already hold for r's run: its number
+// and true, with an error when it records another plan.
+func recorded(sums []Summary, r Revision) (int, bool, error) {
+	if r.Run == "" {
+		return 0, false, nil
 	}
-	sums = slices.DeleteFunc(sums, func(x Summary) bool { return x.Number >= s.Number })
+	for _, s := range sums {
+		if s.Run != r.Run {
+			continue
+		}
+		if s.Plan != r.Plan {
+			return s.Number, true, fmt.Errorf("run %s is revision %d already, of plan %s, not %s", r.Run, s.Number, s.Plan, r.Plan)
+		}
+		return s.Number, true, nil
+	}
+	return 0, false, nil
+}
+
+// store writes revision r's file, atomically and owner-only.
+func store(stateDir string, r Revision) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode revision: %w", err)
+	}
+	if err := atomicfile.MkdirPrivate(dir(stateDir)); err != nil {
+		return fmt.Errorf("store revision: %w", err)
+	}
+	return atomicfile.Write(file(stateDir, r.Number), append(data, '\n'), 0o600)
+}
+
+// addToIndex saves the index sums (caught up with the revision files)
+// plus s. Entries numbered s.Number or later have no file (s is numbered
+// past the newest one) and are dropped.
+func addToIndex(stateDir string, sums []Summary, s Summary) error {
+	sums = slices.DeleteFunc(slices.Clone(sums), func(x Summary) bool { return x.Number >= s.Number })
 	return writeIndex(stateDir, append(sums, s))
 }
 

@@ -35,11 +35,16 @@ func revision(i, objects int) Revision {
 	return r
 }
 
-// addRevisions adds n revisions with Add and returns their summaries.
+// addRevisions adds n revisions with Add, of runs after those dir holds
+// already, and returns their summaries.
 func addRevisions(tb testing.TB, dir string, n, objects int) []Summary {
 	tb.Helper()
+	have, err := numbers(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	var want []Summary
-	for i := 1; i <= n; i++ {
+	for i := len(have) + 1; i <= len(have)+n; i++ {
 		r := revision(i, objects)
 		num, err := Add(dir, r)
 		if err != nil {
