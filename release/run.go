@@ -49,6 +49,9 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 	if err != nil {
 		return nil, err
 	}
+	if err := s.r.claimOwner(); err != nil {
+		return nil, err
+	}
 	in.Previous = s.previousObjects
 	if err := s.saveSecrets(); err != nil {
 		return nil, err

@@ -18,6 +18,9 @@ type HistoryOptions struct{}
 // index once from the revisions when it is missing or behind). No cluster
 // is contacted.
 func (r *Release) History(ctx context.Context, _ HistoryOptions) ([]Revision, error) {
+	if err := r.checkOwner(); err != nil {
+		return nil, err
+	}
 	return history.Summaries(r.StateDir())
 }
 

@@ -19,6 +19,9 @@ type StopOptions struct{}
 // so nothing would read the request and the next Resume would stop at
 // once. No cluster is contacted.
 func (r *Release) Stop(ctx context.Context, _ StopOptions) (string, error) {
+	if err := r.checkOwner(); err != nil {
+		return "", err
+	}
 	run, err := apply.LatestRun(r.StateDir())
 	if err != nil {
 		return "", refuse(err)
