@@ -13,8 +13,9 @@ import (
 
 // RefusedError is bad input refused before any change: a spec, composition
 // or secret source that cannot be used, an unknown plan, an unusable
-// target, an object the server refuses. Neither the cluster nor the state
-// directory changed. Err says what and where.
+// target, an object the server refuses, a state directory that belongs to
+// another release. Neither the cluster nor the state directory changed.
+// Err says what and where.
 type RefusedError struct{ Err error }
 
 func (e *RefusedError) Error() string { return e.Err.Error() }

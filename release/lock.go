@@ -8,18 +8,22 @@ import (
 	"github.com/pynenc/piceli/internal/lock"
 )
 
-// runLock holds a release's two locks for one run: a file lock in the state
+// runLock holds a release's locks for one run: a file lock in the state
 // directory (it dies with the process) and a Lease in the cluster (so an
-// operator on another machine is refused too).
+// operator on another machine is refused too). While the target namespace
+// does not exist the cluster lock is the release's bootstrap Lease in
+// kube-system; the run moves to the namespace's Lease once a wave has
+// created the namespace.
 type runLock struct {
-	s      *session
-	holder lock.Holder
-	file   *lock.FileLock
-	lease  *lock.LeaseLock
-	cancel context.CancelFunc
+	s         *session
+	holder    lock.Holder
+	file      *lock.FileLock
+	lease     *lock.LeaseLock // the namespace's Lease, once held
+	bootstrap *lock.LeaseLock // the bootstrap Lease, held until lease is
+	cancel    context.CancelFunc
 }
 
-// lockFile takes the file lock. The returned context ends when the Lease,
+// lockFile takes the file lock. The returned context ends when a Lease,
 // once taken, is lost to someone else.
 func (s *session) lockFile(ctx context.Context, run string) (*runLock, context.Context, error) {
 	h := lock.CurrentHolder(run)
@@ -31,23 +35,63 @@ func (s *session) lockFile(ctx context.Context, run string) (*runLock, context.C
 	return &runLock{s: s, holder: h, file: f, cancel: cancel}, ctx, nil
 }
 
-// ensureLease takes the cluster Lease if it is not held yet. It runs after
-// the approval check, so a refusal writes nothing to the cluster. A
-// namespace that does not exist yet is no error: the first wave creates it
-// and the engine calls ensureLease again after each wave.
+// ensureLease makes sure the run holds the release in the cluster before
+// its next write: the namespace's Lease, or while the namespace does not
+// exist the bootstrap Lease. It runs after the approval check, so a
+// refusal writes nothing to the cluster, and the engine calls it again
+// after each wave, so the run moves to the namespace's Lease as soon as a
+// wave has created the namespace.
 func (l *runLock) ensureLease(ctx context.Context, _ int) error {
 	if l.lease != nil {
 		return nil
 	}
+	err := l.takeLease(ctx)
+	if errors.Is(err, lock.ErrNoNamespace) {
+		return l.takeBootstrap(ctx)
+	}
+	return err
+}
+
+// takeLease takes the namespace's Lease and lets the bootstrap one go. It
+// returns an error matching lock.ErrNoNamespace when there is no namespace
+// yet.
+func (l *runLock) takeLease(ctx context.Context) error {
 	t := l.s.r.spec
 	lease, err := lock.Lease(ctx, l.s.client.Clientset, t.Target.Namespace, t.Release.Name, l.holder, lock.LeaseOptions{})
 	if errors.Is(err, lock.ErrNoNamespace) {
-		return nil
+		return err
 	}
 	if err != nil {
 		return refuse(classify(err))
 	}
-	l.lease = lease
+	l.lease = l.watch(ctx, lease)
+	l.bootstrap = letGo(ctx, l.bootstrap)
+	return nil
+}
+
+// takeBootstrap holds the bootstrap Lease while the namespace does not
+// exist. Having taken it, it looks for the namespace's Lease once more: the
+// namespace may have been created, and its Lease taken, since the first
+// look.
+func (l *runLock) takeBootstrap(ctx context.Context) error {
+	if l.bootstrap != nil {
+		return nil
+	}
+	t := l.s.r.spec
+	b, err := lock.Bootstrap(ctx, l.s.client.Clientset, t.Target.Namespace, t.Release.Name, l.holder, lock.LeaseOptions{})
+	if err != nil {
+		return refuse(classify(err))
+	}
+	l.bootstrap = l.watch(ctx, b)
+	if err := l.takeLease(ctx); !errors.Is(err, lock.ErrNoNamespace) {
+		return err
+	}
+	return nil
+}
+
+// watch ends the run's context when lease is lost to someone else, and
+// returns lease.
+func (l *runLock) watch(ctx context.Context, lease *lock.LeaseLock) *lock.LeaseLock {
 	go func() {
 		select {
 		case <-lease.Lost():
@@ -55,17 +99,25 @@ func (l *runLock) ensureLease(ctx context.Context, _ int) error {
 		case <-ctx.Done():
 		}
 	}()
-	return nil
+	return lease
 }
 
-// unlock releases the Lease and the file lock. It works after ctx ended
+// unlock releases the Leases and the file lock. It works after ctx ended
 // (an interrupt, a lost Lease), within a bounded time.
 func (l *runLock) unlock(ctx context.Context) {
-	if l.lease != nil {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		l.lease.Release(rctx)
-		cancel()
-	}
+	l.lease = letGo(ctx, l.lease)
+	l.bootstrap = letGo(ctx, l.bootstrap)
 	l.cancel()
 	l.file.Unlock()
+}
+
+// letGo lets go of lease, if held, within a bounded time even after ctx
+// ended, and returns nil.
+func letGo(ctx context.Context, lease *lock.LeaseLock) *lock.LeaseLock {
+	if lease != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		lease.Release(rctx)
+		cancel()
+	}
+	return nil
 }

@@ -65,7 +65,11 @@ func Open(path string, opts Options) (*Release, error) {
 func (r *Release) Name() string { return r.spec.Release.Name }
 
 // StateDir is the directory holding the release's plans, runs, revisions
-// and private secret versions.
+// and private secret versions. It belongs to this release alone: the first
+// method that keeps something there records the release (its name and
+// target namespace) as the owner, in owner.json, and every method that
+// uses the directory refuses one recorded for another release with a
+// *RefusedError, before reading or writing anything in it.
 func (r *Release) StateDir() string { return r.spec.Release.StateDir }
 
 // Spec is the validated spec the release was opened with. Callers must not

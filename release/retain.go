@@ -37,6 +37,9 @@ func (r *Release) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	if _, err := os.Stat(r.StateDir()); errors.Is(err, fs.ErrNotExist) {
 		return &GCReport{}, nil // nothing stored yet, and nothing to create
 	}
+	if err := r.checkOwner(); err != nil {
+		return nil, err
+	}
 	f, err := lock.File(r.StateDir(), lock.CurrentHolder(""))
 	if err != nil {
 		return nil, refuse(classify(err))

@@ -35,10 +35,11 @@ type runSpec struct {
 }
 
 // execute takes the release's file lock, checks with rs.input what the run
-// is to do, then takes the cluster Lease and runs it. The Lease comes after
-// the check so that a refusal writes nothing to the cluster; the file lock
-// already keeps other runs of this state directory out, and the engine's
-// writes are conditional on what the check read.
+// is to do, claims the state directory for the release, then takes the
+// cluster Lease and runs it. The claim and the Lease come after the check
+// so that a refusal writes nothing new; the file lock already keeps other
+// runs of this state directory out, and the engine's writes are
+// conditional on what the check read.
 func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Result, error) {
 	l, ctx, err := s.lockFile(ctx, rs.run)
 	if err != nil {
@@ -47,6 +48,9 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 	defer l.unlock(ctx)
 	in, err := rs.input(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.r.claimOwner(); err != nil {
 		return nil, err
 	}
 	in.Previous = s.previousObjects

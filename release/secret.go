@@ -15,6 +15,9 @@ type SecretVersion = secret.Version
 // from the release's private store. An unknown secret or version is a
 // *RefusedError. No cluster is contacted.
 func (r *Release) SecretVersion(ctx context.Context, name string, n int) (*SecretVersion, error) {
+	if err := r.checkOwner(); err != nil {
+		return nil, err
+	}
 	store := secret.View(r.StateDir())
 	if n > 0 {
 		v, err := store.Load(name, n)

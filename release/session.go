@@ -7,6 +7,7 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/render"
@@ -31,8 +32,12 @@ type session struct {
 	newSecrets []*secret.Version          // versions not in the store yet
 }
 
-// open loads and renders the composition, then connects to the target.
+// open checks that the state directory is the release's, loads and renders
+// the composition, then connects to the target.
 func (r *Release) open(ctx context.Context) (*session, error) {
+	if err := r.checkOwner(); err != nil {
+		return nil, err
+	}
 	s, err := r.load(ctx)
 	if err != nil {
 		return nil, err
@@ -93,6 +98,9 @@ func (s *session) store() error {
 	if len(s.plan.Blocked()) > 0 {
 		return nil
 	}
+	if err := s.r.claimOwner(); err != nil {
+		return err
+	}
 	if err := s.saveSecrets(); err != nil {
 		return err
 	}
@@ -101,4 +109,24 @@ func (s *session) store() error {
 	}
 	_, err := plan.Save(s.r.StateDir(), s.plan)
 	return err
+}
+
+// owner is the release the state directory must belong to.
+func (r *Release) owner() lock.Owner {
+	return lock.Owner{Release: r.spec.Release.Name, Namespace: r.spec.Target.Namespace}
+}
+
+// checkOwner refuses a state directory that belongs to another release, so
+// that two releases never mix plans, runs and revisions. Every method that
+// uses the state directory calls it (or claimOwner) before reading or
+// writing anything there; it writes nothing itself.
+func (r *Release) checkOwner() error {
+	return refuse(lock.CheckOwner(r.StateDir(), r.owner()))
+}
+
+// claimOwner is checkOwner that also records the release as the owner of a
+// directory without one (new, or from before owner files). It runs right
+// before a method's first write that keeps something in the directory.
+func (r *Release) claimOwner() error {
+	return refuse(lock.ClaimOwner(r.StateDir(), r.owner()))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/lock"
 )
 
 // HistoryOptions tune History. The zero value is valid.
@@ -17,6 +18,9 @@ type HistoryOptions struct{}
 // index once from the revisions when it is missing or behind). No cluster
 // is contacted.
 func (r *Release) History(ctx context.Context, _ HistoryOptions) ([]Revision, error) {
+	if err := r.checkOwner(); err != nil {
+		return nil, err
+	}
 	return history.Summaries(r.StateDir())
 }
 
@@ -26,21 +30,38 @@ type Status struct {
 	Run    *RunState `json:"run,omitempty"`    // the latest run; nil before the first
 }
 
-// RunState is what a run's journal says, read without changing it.
+// RunState is what a run's journal says, read without changing it, and
+// whether the process that runs it still does.
 type RunState struct {
-	ID         string `json:"id"`
-	Status     string `json:"status"` // running, finished, failed, stopped, compensated
+	ID string `json:"id"`
+	// Status is the journal's: running, finished, failed, stopped or
+	// compensated; except that a run the journal calls running whose holder
+	// is gone (killed, crashed, its machine rebooted) is interrupted. Resume
+	// continues an interrupted run as it does a failed one.
+	Status string `json:"status"`
+	// Holder is who runs the run (running) or ran it last (interrupted), as
+	// "user@host pid N (run ID)"; empty for a run that ended.
+	Holder     string `json:"holder,omitempty"`
 	Plan       string `json:"plan"`
 	WavesReady int    `json:"wavesReady"`
 	InDoubt    int    `json:"inDoubt"`            // steps whose write may or may not have landed
 	TornTail   string `json:"tornTail,omitempty"` // a torn last record Resume would repair
 }
 
+// The statuses a RunState has besides those a run ends with.
+const (
+	StatusRunning     = journal.StatusRunning            // its holder runs it now
+	StatusInterrupted = journal.RunStatus("interrupted") // running in its journal, its holder gone
+)
+
 // StatusOptions tune Status. The zero value is valid.
 type StatusOptions struct{}
 
 // Status reads the latest revision and replays the latest run's journal,
-// read-only. No cluster is contacted.
+// read-only. Whether a running run's holder still runs it is decided by the
+// state directory's file lock, which every run holds to its end and the
+// kernel drops when its holder dies: nobody holding it for the run means
+// interrupted. No cluster is contacted, and nothing is written.
 func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) {
 	out := &Status{}
 	revs, err := r.History(ctx, HistoryOptions{})
@@ -57,18 +78,41 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 	if err != nil {
 		return nil, err
 	}
+	out.Run, err = r.runState(run)
+	return out, err
+}
+
+// runState replays run's journal and, when it says running, asks the file
+// lock whether the run's holder is still there.
+func (r *Release) runState(run string) (*RunState, error) {
 	st, tail, err := apply.Inspect(r.StateDir(), run)
 	if err != nil {
 		return nil, err
 	}
-	out.Run = runState(run, st, tail)
-	return out, nil
-}
-
-func runState(run string, st journal.State, tail *journal.Tail) *RunState {
 	rs := &RunState{ID: run, Status: string(st.Status), Plan: st.Plan, WavesReady: st.WavesReady, InDoubt: len(st.InDoubt())}
 	if tail != nil {
 		rs.TornTail = tail.String()
 	}
-	return rs
+	if st.Status != journal.StatusRunning {
+		return rs, nil
+	}
+	h, held, err := lock.Probe(r.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	status, holder := liveness(run, st.Holder, h, held)
+	rs.Status, rs.Holder = string(status), holder
+	return rs, nil
+}
+
+// liveness decides whether a run its journal calls running still runs:
+// only while the state directory's file lock is held for that run (h is
+// its holder record, journaled the holder the journal names last). A lock
+// nobody holds, or one held by another run or by a command such as gc,
+// means the run's holder is gone, since it would hold the lock itself.
+func liveness(run, journaled string, h lock.Holder, held bool) (journal.RunStatus, string) {
+	if held && h.Run == run {
+		return StatusRunning, h.String()
+	}
+	return StatusInterrupted, journaled
 }

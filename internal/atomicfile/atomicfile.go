@@ -25,6 +25,28 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	return SyncDir(dir)
 }
 
+// WriteNew creates path with data unless path exists, in which case it
+// returns an error matching fs.ErrExist and leaves path as it was. As with
+// Write, a crash leaves either no file or the whole of it: a temporary file
+// is written and synced, then linked to path (which fails when path
+// exists, so of two racing writers exactly one creates it), and the
+// directory is synced. The directory must exist.
+func WriteNew(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := fill(tmp, data, perm); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return SyncDir(dir)
+}
+
 func fill(f *os.File, data []byte, perm os.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		f.Close()

@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,5 +42,25 @@ func TestMkdirPrivate(t *testing.T) {
 	st, _ := os.Stat(dir)
 	if st.Mode().Perm() != 0o700 {
 		t.Errorf("mode = %v, want 0700", st.Mode().Perm())
+	}
+}
+
+func TestWriteNewNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "owner.json")
+	if err := WriteNew(p, []byte("first"), 0o600); err != nil {
+		t.Fatalf("WriteNew(absent) = %v", err)
+	}
+	if err := WriteNew(p, []byte("second"), 0o600); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("WriteNew(existing) = %v, want fs.ErrExist", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "first" {
+		t.Errorf("content = %q, want the first write's", got)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v, want 0600", st.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the file (no temp files left)", len(entries))
 	}
 }

@@ -137,8 +137,14 @@ type testRelease struct {
 // manifests by file name, and extra lines for its [release] table.
 func newRelease(t *testing.T, sb *sandboxtest.Sandbox, extra string, manifests map[string]string) *testRelease {
 	t.Helper()
+	return newReleaseIn(t, sb, sb.Namespace(t), extra, manifests)
+}
+
+// newReleaseIn is newRelease targeting namespace ns, which need not exist.
+func newReleaseIn(t *testing.T, sb *sandboxtest.Sandbox, ns, extra string, manifests map[string]string) *testRelease {
+	t.Helper()
 	dir := t.TempDir()
-	r := &testRelease{sb: sb, ns: sb.Namespace(t), name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
+	r := &testRelease{sb: sb, ns: ns, name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
 	files := map[string]string{"release.toml": fmt.Sprintf("[target]\nkubeconfig = %q\ncontext = %q\nnamespace = %q\n\n[release]\nname = \"demo\"\ncomposition = \"manifests\"\n%s", sb.Kubeconfig, sb.Context, r.ns, extra)}
 	for name, body := range manifests {
 		files["manifests/"+name] = body

@@ -76,8 +76,12 @@ Steps:
   1. read the latest revision from the state directory
   2. replay the latest run's journal (read-only) and print its status, its
      plan, how many waves are ready, and whether a resume has work to do
+  3. for a run its journal calls running, check the state directory's file
+     lock: held for the run, it is running (and who runs it is printed);
+     otherwise its holder is gone and the run is "interrupted", which
+     "piceli release resume" continues
 
-No cluster is contacted.`,
+No cluster is contacted and nothing is written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := f.open(cmd, release.Options{})
@@ -91,7 +95,7 @@ No cluster is contacted.`,
 			if output == "json" {
 				return writeJSON(cmd, map[string]any{"schema": "piceli.release-status/v1", "latest": st.Latest, "run": st.Run})
 			}
-			printReleaseStatus(cmd, st)
+			printReleaseStatus(cmd, st, f.spec)
 			return nil
 		},
 	}
@@ -100,7 +104,9 @@ No cluster is contacted.`,
 	return cmd
 }
 
-func printReleaseStatus(cmd *cobra.Command, st *release.Status) {
+// printReleaseStatus prints st for people; spec is the spec file as given,
+// for the command that resumes an interrupted run.
+func printReleaseStatus(cmd *cobra.Command, st *release.Status, spec string) {
 	if r := st.Latest; r != nil {
 		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, release.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
 	}
@@ -110,10 +116,24 @@ func printReleaseStatus(cmd *cobra.Command, st *release.Status) {
 		return
 	}
 	cmd.Printf("latest run %s: %s (plan %s, %d waves ready)\n", run.ID, run.Status, release.ShortHash(run.Plan), run.WavesReady)
+	printHolder(cmd, run, spec)
 	if run.TornTail != "" {
 		cmd.Printf("its journal ends in a torn record (%s); resume repairs it\n", run.TornTail)
 	}
 	if run.InDoubt > 0 {
 		cmd.Printf("%d step(s) in doubt; resume settles them by reading the cluster\n", run.InDoubt)
+	}
+}
+
+// printHolder says who runs a running run, or that an interrupted run's
+// holder is gone and how to continue it.
+func printHolder(cmd *cobra.Command, run *release.RunState, spec string) {
+	switch {
+	case run.Status == string(release.StatusRunning):
+		cmd.Printf("run by %s\n", run.Holder)
+	case run.Status == string(release.StatusInterrupted) && run.Holder != "":
+		cmd.Printf("its holder %s is gone; continue it with: piceli release resume --spec %s\n", run.Holder, spec)
+	case run.Status == string(release.StatusInterrupted):
+		cmd.Printf("its holder is gone; continue it with: piceli release resume --spec %s\n", spec)
 	}
 }

@@ -14,7 +14,9 @@ func newStopCmd() *cobra.Command {
 		Long: `Ask the running apply of the release to stop, from another terminal.
 
 Steps:
-  1. find the release's latest run; refuse (exit 2) when it is not running
+  1. find the release's latest run; refuse (exit 2), leaving no request,
+     when it is not running: it ended, or it was interrupted (its holder is
+     gone, so there is nothing to stop; "piceli release resume" continues it)
   2. leave a stop request in the run's directory
 
 The run stops after its in-flight writes settle and ends "stopped" in its

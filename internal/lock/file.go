@@ -37,13 +37,13 @@ func File(stateDir string, h Holder) (*FileLock, error) {
 	}
 	path := filepath.Join(stateDir, lockFile)
 	fl := flock.New(path, flock.SetPermissions(0o600))
-	ok, err := fl.TryLock()
+	l := &FileLock{fl: fl, holderPath: filepath.Join(stateDir, holderFile)}
+	holder, ok, err := tryLock(fl, l.holderPath)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	l := &FileLock{fl: fl, holderPath: filepath.Join(stateDir, holderFile)}
 	if !ok {
-		return nil, &HeldError{Holder: currentRecord(l.holderPath), Where: "file " + path}
+		return nil, &HeldError{Holder: holder, Where: "file " + path}
 	}
 	if err := l.record(h); err != nil {
 		fl.Close()
@@ -70,15 +70,35 @@ func (l *FileLock) record(h Holder) error {
 	return nil
 }
 
-// currentRecord reads the holder file of a held lock. A record naming a dead
-// process on this machine is left by a killed holder and about to be replaced
-// by the live one that just took the lock, so it is read again for a moment.
+// tryLock takes fl without waiting for a holder, or returns the holder
+// recorded for whoever has it. A lock held without the record of a live
+// holder is tried again for a moment: the holder may not have recorded
+// itself yet, or the lock is only held by a Probe.
+func tryLock(fl *flock.Flock, holderPath string) (Holder, bool, error) {
+	tick := time.NewTicker(recordPoll)
+	defer tick.Stop()
+	var h Holder
+	for range recordRetries {
+		if ok, err := fl.TryLock(); ok || err != nil {
+			return Holder{}, ok, err
+		}
+		if h = readHolder(holderPath); recorded(h) {
+			return h, false, nil
+		}
+		<-tick.C
+	}
+	return h, false, nil
+}
+
+// currentRecord reads the holder file of a held lock, again for a moment
+// while it does not name a live holder (one that just took the lock has
+// not replaced the record of the last yet).
 func currentRecord(path string) Holder {
 	tick := time.NewTicker(recordPoll)
 	defer tick.Stop()
 	h := readHolder(path)
 	for range recordRetries {
-		if !deadHere(h) {
+		if recorded(h) {
 			return h
 		}
 		<-tick.C
@@ -87,7 +107,11 @@ func currentRecord(path string) Holder {
 	return h
 }
 
-// How long currentRecord waits for a live holder to replace a stale record.
+// recorded reports whether h may be the live holder of a lock: it names
+// someone, and not a process on this machine that no longer exists.
+func recorded(h Holder) bool { return h != (Holder{}) && !deadHere(h) }
+
+// How long tryLock and currentRecord wait for a live holder's record.
 const (
 	recordPoll    = 20 * time.Millisecond
 	recordRetries = 10

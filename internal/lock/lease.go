@@ -48,6 +48,7 @@ type LeaseOptions struct {
 type LeaseLock struct {
 	client   coordinationclient.LeaseInterface
 	name     string
+	release  string // the release label's value
 	where    string // "lease ns/name", for errors
 	identity string
 	duration time.Duration
@@ -68,26 +69,51 @@ type LeaseLock struct {
 // killed apply frees the lock at once). Otherwise it returns a *HeldError
 // naming the holder. Writes carry the resourceVersion read, so of two racing
 // acquirers only one wins. When namespace does not exist it returns an error
-// matching ErrNoNamespace. A Lease already recorded for the same holder
-// (user, host, pid and run) is taken again. The Lease is renewed every Duration/3 until
-// Release or until ctx ends; after ctx ends it expires on its own.
+// matching ErrNoNamespace: take the Bootstrap Lease instead. A Lease already
+// recorded for the same holder (user, host, pid and run) is taken again.
+//
+// While another holder holds the release's Bootstrap Lease (it is about to
+// create namespace), Lease refuses with a *HeldError naming that holder. It
+// looks before taking the Lease, and again after, since the namespace may
+// have been created in between; a Lease taken and then found contested is
+// deleted again. A bootstrap Lease the caller may not read is taken as free:
+// only a caller allowed to create kube-system Leases can hold one.
+//
+// The Lease is renewed every Duration/3 until Release or until ctx ends;
+// after ctx ends it expires on its own.
 func Lease(ctx context.Context, cs kubernetes.Interface, namespace, release string, h Holder, opts LeaseOptions) (*LeaseLock, error) {
-	l, err := newLeaseLock(cs, namespace, release, h, opts)
+	boot, err := newLeaseLock(cs, bootstrapRef(namespace, release), h, opts)
 	if err != nil {
+		return nil, err
+	}
+	l, err := newLeaseLock(cs, targetRef(namespace, release), h, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := boot.free(ctx); err != nil {
 		return nil, err
 	}
 	if l.lease, err = l.acquire(ctx, h); err != nil {
 		return nil, err
 	}
-	l.renewed = time.Now()
-	go l.renewLoop(ctx)
+	if err := boot.free(ctx); err != nil {
+		return nil, errors.Join(err, l.drop(ctx))
+	}
+	l.start(ctx)
 	return l, nil
 }
 
-func newLeaseLock(cs kubernetes.Interface, namespace, release string, h Holder, opts LeaseOptions) (*LeaseLock, error) {
-	name := leasePrefix + release
-	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-		return nil, fmt.Errorf("lock release %q: lease name %s: %s", release, name, strings.Join(errs, "; "))
+// leaseRef names one Lease of a release.
+type leaseRef struct{ namespace, name, release string }
+
+// targetRef is the release's Lease in its target namespace.
+func targetRef(namespace, release string) leaseRef {
+	return leaseRef{namespace: namespace, name: leasePrefix + release, release: release}
+}
+
+func newLeaseLock(cs kubernetes.Interface, ref leaseRef, h Holder, opts LeaseOptions) (*LeaseLock, error) {
+	if errs := validation.IsDNS1123Subdomain(ref.name); len(errs) > 0 {
+		return nil, fmt.Errorf("lock release %q: lease name %s: %s", ref.release, ref.name, strings.Join(errs, "; "))
 	}
 	d := opts.Duration
 	if d <= 0 {
@@ -95,10 +121,16 @@ func newLeaseLock(cs kubernetes.Interface, namespace, release string, h Holder, 
 	}
 	d = max(d.Round(time.Second), time.Second)
 	return &LeaseLock{
-		client: cs.CoordinationV1().Leases(namespace), name: name,
-		where: fmt.Sprintf("lease %s/%s", namespace, name), identity: h.identity(), duration: d,
+		client: cs.CoordinationV1().Leases(ref.namespace), name: ref.name, release: ref.release,
+		where: fmt.Sprintf("lease %s/%s", ref.namespace, ref.name), identity: h.identity(), duration: d,
 		stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{}),
 	}, nil
+}
+
+// start begins renewing a Lease just acquired.
+func (l *LeaseLock) start(ctx context.Context) {
+	l.renewed = time.Now()
+	go l.renewLoop(ctx)
 }
 
 // acquire reads the Lease and claims it, reading again when another
@@ -215,7 +247,7 @@ func (l *LeaseLock) claim(obj *coordinationv1.Lease, h Holder, now time.Time) er
 		return fmt.Errorf("encode holder of %s: %w", l.where, err)
 	}
 	metav1.SetMetaDataAnnotation(&obj.ObjectMeta, holderAnnotation, string(data))
-	metav1.SetMetaDataLabel(&obj.ObjectMeta, object.ReleaseLabel, strings.TrimPrefix(l.name, leasePrefix))
+	metav1.SetMetaDataLabel(&obj.ObjectMeta, object.ReleaseLabel, l.release)
 	t := metav1.NewMicroTime(now)
 	obj.Spec.HolderIdentity = ptr(l.identity)
 	obj.Spec.LeaseDurationSeconds = ptr(int32(l.duration / time.Second))

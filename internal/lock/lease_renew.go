@@ -35,6 +35,12 @@ func (l *LeaseLock) Release(ctx context.Context) error {
 	if l.Err() != nil {
 		return nil
 	}
+	return l.drop(ctx)
+}
+
+// drop deletes the Lease last written, as Release does, without touching
+// the renewal.
+func (l *LeaseLock) drop(ctx context.Context) error {
 	cur := l.lease
 	err := l.client.Delete(ctx, l.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{
 		UID: &cur.UID, ResourceVersion: &cur.ResourceVersion,
