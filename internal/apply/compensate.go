@@ -195,7 +195,7 @@ func undoUpdate(ctx context.Context, t *target, w written, prev map[object.Ref]*
 		return fmt.Errorf("%w: no earlier revision holds it (or its earlier values), so there is nothing to restore", errLeft)
 	}
 	ours := t.dig.Of(plan.Touched(t.step.Manifest, t.step.Manifest))
-	_, err := t.applyIf(ctx, old, w.ResourceVersion, ours)
+	_, err := t.applyIf(ctx, old, w.UID, w.ResourceVersion, ours)
 	if errors.Is(err, ErrChanged) {
 		return fmt.Errorf("%w: changed by someone else since this run wrote it", errLeft)
 	}

@@ -45,6 +45,19 @@ func TestApplyRetriesAConflictedUpdateOnlyWhileItsFieldsAreUnchanged(t *testing.
 			wantErr: is(ErrChanged), wantResult: journal.ResultFailed, wantPatches: 1, wantValue: "theirs",
 		},
 		{
+			name:    "an object deleted since the plan is not created again",
+			meddle:  func(t *testing.T, c *fakeCluster) { c.remove("a") },
+			wantErr: is(ErrChanged), wantResult: journal.ResultFailed, wantPatches: 1, wantValue: "",
+		},
+		{
+			name: "an object deleted and created again by someone else is not written",
+			meddle: func(t *testing.T, c *fakeCluster) {
+				c.remove("a")
+				c.seed(t, configMap("a", "theirs"), "other-team")
+			},
+			wantErr: is(ErrChanged), wantResult: journal.ResultFailed, wantPatches: 1, wantValue: "theirs",
+		},
+		{
 			name: "a conflict answered every time is given up after five attempts",
 			meddle: func(t *testing.T, c *fakeCluster) {
 				c.failOn("patch", "a", apierrors.NewConflict(configMapsKind, "a", errors.New("the object has been modified")))

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -102,6 +103,14 @@ func (c *fakeCluster) applied(p clienttesting.PatchActionImpl, obj *unstructured
 	defer c.mu.Unlock()
 	k := objectKey{p.GetResource(), p.GetNamespace(), p.GetName()}
 	live := c.objs[k]
+	// As kube-apiserver 1.36 answers a metadata.uid in an apply body: 409
+	// when no object exists, 422 (uid is immutable) when another does.
+	switch uid := obj.GetUID(); {
+	case uid != "" && live == nil:
+		return nil, apierrors.NewConflict(p.GetResource().GroupResource(), p.GetName(), fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", uid))
+	case uid != "" && live.GetUID() != uid:
+		return nil, apierrors.NewInvalid(schema.GroupKind{Kind: obj.GetKind()}, p.GetName(), field.ErrorList{field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable")})
+	}
 	if rv := obj.GetResourceVersion(); rv != "" && live != nil && live.GetResourceVersion() != rv {
 		return nil, apierrors.NewConflict(p.GetResource().GroupResource(), p.GetName(), errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 	}

@@ -80,7 +80,7 @@ func (t *target) write(ctx context.Context, rv string) (written, error) {
 	case plan.Create:
 		return t.create(ctx)
 	case plan.Update, plan.Adopt:
-		return t.applyIf(ctx, t.desired, rv, t.observedF)
+		return t.applyIf(ctx, t.desired, t.step.Observed.UID, rv, t.observedF)
 	case plan.Delete:
 		return written{}, t.delete(ctx, t.step.Observed.UID)
 	case plan.Replace:
@@ -138,26 +138,53 @@ func (t *target) applyObject(ctx context.Context, u *unstructured.Unstructured, 
 	return written{UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion()}, nil
 }
 
-// applyIf applies obj conditionally on rv. When the object moved on (409),
-// it is read again: if the fields the plan sets still digest to expect
-// (only status or other managers' fields changed), the apply is retried on
-// the new version; otherwise it is refused with ErrChanged. A 409 never
-// becomes a delete and recreate.
-func (t *target) applyIf(ctx context.Context, obj *unstructured.Unstructured, rv, expect string) (written, error) {
+// applyIf applies obj conditionally on the object still being the one with
+// uid and on rv. The UID travels in the apply body, so the server itself
+// refuses an object deleted since (it would otherwise create it again) or
+// deleted and created again by someone else: ErrChanged, nothing written.
+// When the object only moved on (409), it is read again: if the fields the
+// plan sets still digest to expect (only status or other managers' fields
+// changed), the apply is retried on the new version; otherwise it is
+// refused with ErrChanged. A 409 never becomes a delete and recreate.
+func (t *target) applyIf(ctx context.Context, obj *unstructured.Unstructured, uid, rv, expect string) (written, error) {
+	obj = obj.DeepCopy()
+	obj.SetUID(types.UID(uid))
 	for attempt := 0; ; attempt++ {
 		w, err := t.applyObject(ctx, obj, rv)
+		if isUIDRefused(err) {
+			return w, fmt.Errorf("%w: it was deleted and created again by someone else (%v)", ErrChanged, err)
+		}
 		if !apierrors.IsConflict(err) || isFieldConflict(err) || attempt == 4 {
 			return w, err
 		}
 		live, gerr := t.res.Get(ctx, t.step.Ref.Name, metav1.GetOptions{})
-		if gerr != nil {
+		switch {
+		case apierrors.IsNotFound(gerr):
+			return w, fmt.Errorf("%w: it was deleted, and is not created again", ErrChanged)
+		case gerr != nil:
 			return w, fmt.Errorf("%w; re-read: %w", err, gerr)
-		}
-		if t.touched(live) != expect {
+		case string(live.GetUID()) != uid:
+			return w, fmt.Errorf("%w: it was deleted and created again by someone else (uid %s, was %s)", ErrChanged, live.GetUID(), uid)
+		case t.touched(live) != expect:
 			return w, ErrChanged
 		}
 		rv = live.GetResourceVersion()
 	}
+}
+
+// isUIDRefused reports whether the server refused an apply because the
+// object's UID is not the one in the body (metadata.uid is immutable).
+func isUIDRefused(err error) bool {
+	var se apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &se) || se.Status().Details == nil {
+		return false
+	}
+	for _, c := range se.Status().Details.Causes {
+		if c.Field == "metadata.uid" {
+			return true
+		}
+	}
+	return false
 }
 
 // touched digests live's values at the paths the step's manifest sets.
