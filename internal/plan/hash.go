@@ -7,10 +7,11 @@ import (
 	"fmt"
 )
 
-// ComputeHash returns the plan's identity: "sha256:" and the hex SHA-256 of its
-// canonical encoding without its Hash field and step Changes and Origins
-// (presentation, not content). The same inputs give the same hash; another target, another
-// observation or another desired state gives another.
+// ComputeHash returns the plan's identity: "sha256:" and the hex SHA-256 of
+// its canonical encoding without its Hash field and step Changes, Origins
+// and Warnings (presentation, not content). The same inputs give the same
+// hash; another target, another observation or another desired state gives
+// another.
 func (p *Plan) ComputeHash() (string, error) {
 	data, err := canonical(p)
 	if err != nil {
@@ -27,7 +28,7 @@ func canonical(p *Plan) ([]byte, error) {
 	c.Hash = ""
 	c.Steps = make([]Step, len(p.Steps))
 	for i, s := range p.Steps {
-		s.Changes, s.Origin = nil, ""
+		s.Changes, s.Origin, s.Warnings = nil, "", nil
 		c.Steps[i] = s
 	}
 	data, err := json.Marshal(&c)

@@ -22,7 +22,8 @@ const (
 )
 
 // Plan is what applying a composition to one target would do. Everything
-// but the Changes and Origins of its steps is covered by its hash.
+// but the Changes, Origins and Warnings of its steps is covered by its
+// hash: those are derived for people, not approved.
 type Plan struct {
 	Schema  string       `json:"schema"`
 	Hash    string       `json:"hash,omitempty"` // filled by Save; not hashed
@@ -63,6 +64,9 @@ type Step struct {
 	Blocked    string         `json:"blocked,omitempty"` // why apply must refuse this plan
 	Origin     string         `json:"origin,omitempty"`  // not hashed
 	Changes    []Change       `json:"changes,omitempty"` // not hashed
+	// Warnings are what a person should know before approving the step
+	// that does not block it. Not hashed.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Observed is what the planner saw of a step's object in the cluster. Apply
@@ -120,6 +124,18 @@ func (p *Plan) Blocked() []string {
 	for _, s := range p.Steps {
 		if s.Blocked != "" {
 			out = append(out, s.Ref.String()+": "+s.Blocked)
+		}
+	}
+	return out
+}
+
+// Warnings returns the warnings of every step, each prefixed by its
+// object, in step order.
+func (p *Plan) Warnings() []string {
+	var out []string
+	for _, s := range p.Steps {
+		for _, w := range s.Warnings {
+			out = append(out, s.Ref.String()+": "+w)
 		}
 	}
 	return out

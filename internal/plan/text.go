@@ -19,14 +19,20 @@ var symbols = map[Action]string{Create: "+", Update: "~", NoOp: "=", Adopt: "&",
 var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35", Replace: "31", Delete: "31"}
 
 // WriteText prints a plan for people: a summary line, then each wave with
-// its steps and their changed fields. Secret values never appear: the plan
-// holds none.
+// its steps and their changed fields, then the warnings and what blocks
+// the plan. Secret values never appear: the plan holds none.
 func WriteText(w io.Writer, p *Plan, opts TextOptions) {
 	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, Summary(p))
 	for n, wv := range p.Waves {
 		fmt.Fprintf(w, "\nwave %d: %s\n", n+1, wv.Stage)
 		for _, i := range wv.Nodes {
 			writeStep(w, p.Steps[i], opts)
+		}
+	}
+	if ws := p.Warnings(); len(ws) > 0 {
+		fmt.Fprintf(w, "\n%s\n", paint(opts, "33", fmt.Sprintf("warnings (%d):", len(ws))))
+		for _, line := range ws {
+			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
 	if b := p.Blocked(); len(b) > 0 {
