@@ -121,16 +121,8 @@ func (m *maker) listKeys() []listKey {
 }
 
 func (m *maker) needsNamespace() bool {
-	ref := object.Ref{Kind: "Namespace", Name: m.in.Namespace}
-	if m.in.Namespace == "" || m.live.get(ref) != nil {
-		return false
-	}
-	for _, o := range m.in.Objects {
-		if object.RefOf(o.Object) == ref {
-			return false
-		}
-	}
-	return true
+	ref := namespaceRef(m.in.Namespace)
+	return m.in.Namespace != "" && m.live.get(ref) == nil && !m.declares(ref)
 }
 
 func targetNamespace(in Input) object.Declared {
