@@ -77,6 +77,7 @@ func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 	in := plan.Input{
 		Release:    plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
 		Namespace:  s.r.spec.Target.Namespace,
+		Namespaces: s.r.spec.Target.Namespaces,
 		Objects:    s.objects,
 		Components: s.components,
 		Prune:      rel.Prune,

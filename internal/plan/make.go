@@ -18,8 +18,11 @@ import (
 // composition (render.Objects: in apply order, namespaces defaulted,
 // release-labelled) and the release it belongs to.
 type Input struct {
-	Release    Release
-	Namespace  string               // the target namespace
+	Release   Release
+	Namespace string // the target namespace
+	// Namespaces are the other namespaces objects may be written to; an
+	// object in any namespace but these and Namespace is refused.
+	Namespaces []string
 	Objects    []object.Declared    // rendered objects, in apply order
 	Components []wire.ComponentInfo // resolves DependsOn component names
 	Prune      bool                 // delete release objects no longer declared
@@ -82,6 +85,9 @@ func newMaker(c *kube.Client, in Input, opts Options) (*maker, error) {
 // namespace when neither the composition nor the cluster has it.
 func (m *maker) read(ctx context.Context) error {
 	if err := m.resolve(ctx); err != nil {
+		return err
+	}
+	if err := m.checkNamespaces(); err != nil {
 		return err
 	}
 	live, err := readLive(ctx, m.c.Dynamic, m.listKeys(), m.opts.Parallel)
@@ -157,11 +163,12 @@ func (m *maker) assemble(id kube.Identity, steps []Step) (*Plan, error) {
 		return nil, fmt.Errorf("order the plan: %w", err)
 	}
 	p := &Plan{
-		Schema:  Schema,
-		Release: m.in.Release,
-		Target:  Target{Server: id.Server, Context: id.Context, Namespace: m.in.Namespace, ClusterUID: id.ClusterUID},
-		Steps:   steps,
-		Waves:   waves,
+		Schema:     Schema,
+		Release:    m.in.Release,
+		Target:     Target{Server: id.Server, Context: id.Context, Namespace: m.in.Namespace, ClusterUID: id.ClusterUID},
+		Namespaces: written(steps),
+		Steps:      steps,
+		Waves:      waves,
 	}
 	if err := Validate(p); err != nil {
 		return nil, fmt.Errorf("internal error: the plan breaks its invariants: %w", err)

@@ -86,13 +86,14 @@ func TestPlanValidatesObjectsOfANewNamespace(t *testing.T) {
 	})
 }
 
-// TestPlanRefusesAnAbsentNamespaceItDoesNotCreate expects an object in a
-// namespace that neither exists nor is declared to be refused at plan
-// time, not to fail at apply.
+// TestPlanRefusesAnAbsentNamespaceItDoesNotCreate expects an object in an
+// allowed namespace that neither exists nor is declared to be refused at
+// plan time, not to fail at apply.
 func TestPlanRefusesAnAbsentNamespaceItDoesNotCreate(t *testing.T) {
 	f := example(t, "hello")
 	absent := absentNamespace(t, f)
 	f.object(t, "Service", "web").SetNamespace(absent)
+	f.input.Namespaces = []string{absent}
 	_, err := plan.Make(sandboxtest.Context(t, time.Minute), f.client, f.input, plan.Options{Key: testKey})
 	want := "Service/" + absent + "/web"
 	if !errors.Is(err, plan.ErrRefused) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "this plan does not create it") {

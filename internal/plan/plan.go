@@ -25,12 +25,15 @@ const (
 // but the Changes, Origins and Warnings of its steps is covered by its
 // hash: those are derived for people, not approved.
 type Plan struct {
-	Schema  string       `json:"schema"`
-	Hash    string       `json:"hash,omitempty"` // filled by Save; not hashed
-	Release Release      `json:"release"`
-	Target  Target       `json:"target"`
-	Steps   []Step       `json:"steps"`
-	Waves   []graph.Wave `json:"waves"`
+	Schema  string  `json:"schema"`
+	Hash    string  `json:"hash,omitempty"` // filled by Save; not hashed
+	Release Release `json:"release"`
+	Target  Target  `json:"target"`
+	// Namespaces are the namespaces the steps write to, sorted: the
+	// target namespace and those release.toml allows besides it.
+	Namespaces []string     `json:"namespaces,omitempty"`
+	Steps      []Step       `json:"steps"`
+	Waves      []graph.Wave `json:"waves"`
 }
 
 // Release names the release a plan belongs to.

@@ -18,11 +18,15 @@ var symbols = map[Action]string{Create: "+", Update: "~", NoOp: "=", Adopt: "&",
 // colors are ANSI SGR codes per action; blocked steps are red.
 var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35", Replace: "31", Delete: "31"}
 
-// WriteText prints a plan for people: a summary line, then each wave with
-// its steps and their changed fields, then the warnings and what blocks
-// the plan. Secret values never appear: the plan holds none.
+// WriteText prints a plan for people: a summary line and the namespaces it
+// writes to, then each wave with its steps and their changed fields, then
+// the warnings and what blocks the plan. Secret values never appear: the
+// plan holds none.
 func WriteText(w io.Writer, p *Plan, opts TextOptions) {
 	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, Summary(p))
+	if len(p.Namespaces) > 0 {
+		fmt.Fprintf(w, "writes to namespaces: %s\n", strings.Join(p.Namespaces, ", "))
+	}
 	for n, wv := range p.Waves {
 		fmt.Fprintf(w, "\nwave %d: %s\n", n+1, wv.Stage)
 		for _, i := range wv.Nodes {

@@ -21,3 +21,13 @@ func TestWarningsAreShownAndNotHashed(t *testing.T) {
 		t.Errorf("WriteText() =\n%s\nwant it to contain\n%s", out.String(), want)
 	}
 }
+
+// The namespaces a plan writes are part of what is approved.
+func TestNamespacesAreHashed(t *testing.T) {
+	p := samplePlan()
+	base := mustHash(t, p)
+	p.Namespaces = []string{"shop", "jobs"}
+	if got := mustHash(t, p); got == base {
+		t.Errorf("the namespaces written left the hash unchanged")
+	}
+}
