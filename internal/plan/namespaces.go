@@ -17,7 +17,7 @@ func (m *maker) checkNamespaces() error {
 		ns := o.Object.GetNamespace()
 		if m.res[i].Namespaced && !m.allowed(ns) {
 			errs = append(errs, fmt.Errorf("plan %s (declared by %s): %w: namespace %q is neither the target namespace %q nor in target.namespaces; add it there to let the release write to it",
-				object.RefOf(o.Object), o.Origin, ErrRefused, ns, m.in.Namespace))
+				object.RefOf(o.Object), o.Origin, ErrNotAllowed, ns, m.in.Namespace))
 		}
 	}
 	return errors.Join(errs...)

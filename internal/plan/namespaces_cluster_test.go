@@ -20,8 +20,8 @@ func TestPlanWritesOnlyToAllowedNamespaces(t *testing.T) {
 	f.object(t, "Service", "web").SetNamespace(other)
 
 	_, err := plan.Make(sandboxtest.Context(t, time.Minute), f.client, f.input, plan.Options{Key: testKey})
-	if !errors.Is(err, plan.ErrRefused) || !strings.Contains(err.Error(), "Service/"+other+"/web") || !strings.Contains(err.Error(), "target.namespaces") {
-		t.Fatalf("plan.Make() error = %v, want plan.ErrRefused naming Service/%s/web and target.namespaces", err, other)
+	if !errors.Is(err, plan.ErrNotAllowed) || !strings.Contains(err.Error(), "Service/"+other+"/web") || !strings.Contains(err.Error(), "target.namespaces") {
+		t.Fatalf("plan.Make() error = %v, want plan.ErrNotAllowed naming Service/%s/web and target.namespaces", err, other)
 	}
 
 	f.input.Namespaces = []string{other}

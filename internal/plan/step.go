@@ -18,6 +18,11 @@ import (
 // object in a dry-run: bad input, not a failure of the cluster.
 var ErrRefused = errors.New("the server refuses it")
 
+// ErrNotAllowed marks a plan error caused by a declared object that
+// release.toml does not allow (a namespace it does not name, an image not
+// pinned when pinning is required): bad input, refused before any change.
+var ErrNotAllowed = errors.New("release.toml does not allow it")
+
 var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
 // step plans one declared object.
