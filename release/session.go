@@ -75,12 +75,13 @@ func (s *session) connect(ctx context.Context) error {
 func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 	rel := s.r.spec.Release
 	in := plan.Input{
-		Release:    plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
-		Namespace:  s.r.spec.Target.Namespace,
-		Namespaces: s.r.spec.Target.Namespaces,
-		Objects:    s.objects,
-		Components: s.components,
-		Prune:      rel.Prune,
+		Release:             plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
+		Namespace:           s.r.spec.Target.Namespace,
+		Namespaces:          s.r.spec.Target.Namespaces,
+		Objects:             s.objects,
+		Components:          s.components,
+		Prune:               rel.Prune,
+		RequirePinnedImages: rel.RequirePinnedImages,
 	}
 	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})
 	s.plan = p

@@ -26,6 +26,10 @@ type Input struct {
 	Objects    []object.Declared    // rendered objects, in apply order
 	Components []wire.ComponentInfo // resolves DependsOn component names
 	Prune      bool                 // delete release objects no longer declared
+	// RequirePinnedImages refuses objects whose container or init
+	// container images are not pinned by digest; without it each such
+	// image is a warning of its step.
+	RequirePinnedImages bool
 }
 
 // Options tune how a plan is made. The zero value is valid.
@@ -49,11 +53,15 @@ type maker struct {
 // resolved through discovery, read with one LIST per kind and namespace,
 // compared through a server-side dry-run of the release's apply, and
 // ordered into waves. It writes nothing to the cluster. Bad input
-// (unresolvable kinds, a dependency cycle, an object the server rejects) is
-// an error naming the object.
+// (unresolvable kinds, a dependency cycle, an object the server rejects, a
+// namespace or an unpinned image Input does not allow) is an error naming
+// the object.
 func Make(ctx context.Context, c *kube.Client, in Input, opts Options) (*Plan, error) {
 	m, err := newMaker(c, in, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.checkImages(); err != nil {
 		return nil, err
 	}
 	id, err := c.Identity(ctx)

@@ -36,6 +36,7 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 		Stage:      graph.StageOf(ref.Group, ref.Kind),
 		Origin:     o.Origin,
 		Manifest:   m.dig.Sealed(o.Object),
+		Warnings:   imageWarnings(o.Object),
 	}
 	s.Desired = m.dig.Of(s.Manifest)
 	live := m.live.get(ref)
