@@ -74,6 +74,10 @@ func (s *session) connect(ctx context.Context) error {
 // makePlan plans the session's objects against the cluster.
 func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 	rel := s.r.spec.Release
+	previous, err := previousObjects(s.r.StateDir())
+	if err != nil {
+		return err
+	}
 	in := plan.Input{
 		Release:             plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
 		Namespace:           s.r.spec.Target.Namespace,
@@ -81,6 +85,7 @@ func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 		Objects:             s.objects,
 		Components:          s.components,
 		Prune:               rel.Prune,
+		Previous:            previous,
 		RequirePinnedImages: rel.RequirePinnedImages,
 	}
 	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})

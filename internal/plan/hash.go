@@ -8,10 +8,10 @@ import (
 )
 
 // ComputeHash returns the plan's identity: "sha256:" and the hex SHA-256 of
-// its canonical encoding without its Hash field and step Changes, Origins
-// and Warnings (presentation, not content). The same inputs give the same
-// hash; another target, another observation or another desired state gives
-// another.
+// its canonical encoding without its Hash and Kept fields and step
+// Changes, Origins and Warnings (presentation, not content). The same
+// inputs give the same hash; another target, another observation or
+// another desired state gives another.
 func (p *Plan) ComputeHash() (string, error) {
 	data, err := canonical(p)
 	if err != nil {
@@ -25,7 +25,7 @@ func (p *Plan) ComputeHash() (string, error) {
 // in declaration order and map keys sorted, so equal plans encode equally.
 func canonical(p *Plan) ([]byte, error) {
 	c := *p
-	c.Hash = ""
+	c.Hash, c.Kept = "", nil
 	c.Steps = make([]Step, len(p.Steps))
 	for i, s := range p.Steps {
 		s.Changes, s.Origin, s.Warnings = nil, "", nil

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/pynenc/piceli/internal/graph"
+	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/wire"
@@ -25,7 +27,12 @@ type Input struct {
 	Namespaces []string
 	Objects    []object.Declared    // rendered objects, in apply order
 	Components []wire.ComponentInfo // resolves DependsOn component names
-	Prune      bool                 // delete release objects no longer declared
+	// Prune deletes objects labelled with the release that it no longer
+	// declares; off, they are only listed as kept.
+	Prune bool
+	// Previous are the objects of the release's latest revision: prune
+	// lists their kinds and namespaces as well as the composition's.
+	Previous []history.Object
 	// RequirePinnedImages refuses objects whose container or init
 	// container images are not pinned by digest; without it each such
 	// image is a warning of its step.
@@ -47,6 +54,7 @@ type maker struct {
 	dig  Digester
 	res  []kube.Resource
 	live *liveIndex
+	kept []Kept // filled by steps
 }
 
 // Make reads the cluster and returns the plan for in: every declared object
@@ -116,22 +124,25 @@ func (m *maker) resolve(ctx context.Context) error {
 	return err
 }
 
-// listKeys returns one LIST per resource and namespace the objects use,
-// plus the Namespaces list (to see whether the target namespace exists).
+// listKeys returns one LIST per resource and namespace the objects or the
+// previous revision use, plus the Namespaces list (to see whether the
+// target namespace exists).
 func (m *maker) listKeys() []listKey {
-	seen := map[listKey]bool{{GVR: namespacesGVR}: true}
 	keys := []listKey{{GVR: namespacesGVR}}
 	for i, o := range m.in.Objects {
 		k := listKey{GVR: m.res[i].GVR}
 		if m.res[i].Namespaced {
 			k.Namespace = o.Object.GetNamespace()
 		}
-		if !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
-	return keys
+	keys = append(keys, m.previousKeys()...)
+	seen := map[listKey]bool{}
+	return slices.DeleteFunc(keys, func(k listKey) bool {
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
 }
 
 func (m *maker) needsNamespace() bool {
@@ -161,7 +172,9 @@ func (m *maker) steps(ctx context.Context) ([]Step, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return append(steps, m.prunes()...), nil
+	deletes, kept := m.prunes()
+	m.kept = kept
+	return append(steps, deletes...), nil
 }
 
 func (m *maker) assemble(id kube.Identity, steps []Step) (*Plan, error) {
@@ -177,6 +190,7 @@ func (m *maker) assemble(id kube.Identity, steps []Step) (*Plan, error) {
 		Namespaces: written(steps),
 		Steps:      steps,
 		Waves:      waves,
+		Kept:       m.kept,
 	}
 	if err := Validate(p); err != nil {
 		return nil, fmt.Errorf("internal error: the plan breaks its invariants: %w", err)

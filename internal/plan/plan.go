@@ -22,8 +22,8 @@ const (
 )
 
 // Plan is what applying a composition to one target would do. Everything
-// but the Changes, Origins and Warnings of its steps is covered by its
-// hash: those are derived for people, not approved.
+// but its Kept objects and the Changes, Origins and Warnings of its steps
+// is covered by its hash: those are derived for people, not approved.
 type Plan struct {
 	Schema  string  `json:"schema"`
 	Hash    string  `json:"hash,omitempty"` // filled by Save; not hashed
@@ -34,6 +34,9 @@ type Plan struct {
 	Namespaces []string     `json:"namespaces,omitempty"`
 	Steps      []Step       `json:"steps"`
 	Waves      []graph.Wave `json:"waves"`
+	// Kept are the undeclared objects of the release the plan does not
+	// delete, with why. Not hashed: the plan does nothing to them.
+	Kept []Kept `json:"kept,omitempty"`
 }
 
 // Release names the release a plan belongs to.
