@@ -1,13 +1,37 @@
 package release
 
-import "github.com/pynenc/piceli/internal/history"
+import (
+	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/internal/history"
+	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/plan"
+)
 
-// previousObjects returns the objects of the release's latest revision,
-// whose kinds and namespaces a plan's prune lists; none without one.
-func previousObjects(stateDir string) ([]history.Object, error) {
+// pruneRecords reads what a plan's prune needs from the state directory:
+// the objects of the latest revision, whose kinds and namespaces it lists,
+// and the UIDs the release owns (plan.Owned of the latest revision's plan
+// and every run's journal). A plan or journal that cannot be read owns
+// nothing: prune then keeps, and lists, the objects only it names.
+func pruneRecords(stateDir string) ([]history.Object, map[string]bool, error) {
 	rev, err := history.Latest(stateDir)
-	if err != nil || rev == nil {
-		return nil, err
+	if err != nil {
+		return nil, nil, err
 	}
-	return rev.Objects, nil
+	runs, err := apply.Runs(stateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var journals [][]journal.Record
+	for _, run := range runs {
+		if recs, _, err := journal.Read(apply.JournalPath(stateDir, run)); err == nil {
+			journals = append(journals, recs)
+		}
+	}
+	var previous []history.Object
+	var applied *plan.Plan
+	if rev != nil {
+		previous = rev.Objects
+		applied, _, _ = plan.Load(stateDir, rev.Plan) // nil when unreadable
+	}
+	return previous, plan.Owned(applied, journals...), nil
 }

@@ -74,7 +74,7 @@ func (s *session) connect(ctx context.Context) error {
 // makePlan plans the session's objects against the cluster.
 func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 	rel := s.r.spec.Release
-	previous, err := previousObjects(s.r.StateDir())
+	previous, owned, err := pruneRecords(s.r.StateDir())
 	if err != nil {
 		return err
 	}
@@ -86,6 +86,7 @@ func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 		Components:          s.components,
 		Prune:               rel.Prune,
 		Previous:            previous,
+		Owned:               owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
 	}
 	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})

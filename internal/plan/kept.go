@@ -21,6 +21,9 @@ const (
 	// KeepNamespaceNotAllowed: the object is in a namespace the release
 	// may no longer write to.
 	KeepNamespaceNotAllowed KeepReason = "namespace-not-allowed"
+	// KeepNotCreated: the object carries the release label, but no record
+	// of the release holds its UID (Input.Owned): someone else's object.
+	KeepNotCreated KeepReason = "not-created-by-release"
 	// KeepProtected: a Namespace, PVC, PV or Secret without the
 	// PruneAnnotation.
 	KeepProtected KeepReason = "protected"
@@ -33,6 +36,8 @@ func (r KeepReason) Explain() string {
 		return "no longer declared; release.prune is off"
 	case KeepNamespaceNotAllowed:
 		return "its namespace is not in target.namespaces any more"
+	case KeepNotCreated:
+		return "carries the release label, but this release never created it (its UID is in none of the release's records)"
 	case KeepProtected:
 		return "it may hold data; annotate it " + PruneAnnotation + "=allow to let prune delete it"
 	}

@@ -28,11 +28,15 @@ type Input struct {
 	Objects    []object.Declared    // rendered objects, in apply order
 	Components []wire.ComponentInfo // resolves DependsOn component names
 	// Prune deletes objects labelled with the release that it no longer
-	// declares; off, they are only listed as kept.
+	// declares, when Owned holds their UIDs; off, they are only listed as
+	// kept.
 	Prune bool
 	// Previous are the objects of the release's latest revision: prune
 	// lists their kinds and namespaces as well as the composition's.
 	Previous []history.Object
+	// Owned holds the UIDs of the objects the release's records say it
+	// created or wrote (Owned); prune deletes no other object.
+	Owned map[string]bool
 	// RequirePinnedImages refuses objects whose container or init
 	// container images are not pinned by digest; without it each such
 	// image is a warning of its step.

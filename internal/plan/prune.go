@@ -55,6 +55,8 @@ func (m *maker) keep(u *unstructured.Unstructured) KeepReason {
 		return KeepPruneOff
 	case ref.Namespace != "" && !m.allowed(ref.Namespace):
 		return KeepNamespaceNotAllowed
+	case !m.in.Owned[string(u.GetUID())]:
+		return KeepNotCreated
 	case protected[ref.Group+"/"+ref.Kind] && u.GetAnnotations()[PruneAnnotation] != "allow":
 		return KeepProtected
 	}

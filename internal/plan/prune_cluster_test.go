@@ -53,6 +53,7 @@ func TestPruneWeighsEveryUndeclaredObject(t *testing.T) {
 	f.apply(t, cm, sec, farCM)
 	uids := map[*unstructured.Unstructured]string{cm: f.uid(t, "configmaps", cm), sec: f.uid(t, "secrets", sec), farCM: f.uid(t, "configmaps", farCM)}
 	f.input.Previous = []history.Object{revisionObject(cm, "configmaps"), revisionObject(sec, "secrets"), revisionObject(farCM, "configmaps")}
+	all := map[string]bool{uids[cm]: true, uids[sec]: true, uids[farCM]: true}
 
 	kept := func(u *unstructured.Unstructured, why plan.KeepReason) plan.Kept {
 		return plan.Kept{Ref: object.RefOf(u), UID: uids[u], Reason: why}
@@ -60,21 +61,24 @@ func TestPruneWeighsEveryUndeclaredObject(t *testing.T) {
 	tests := []struct {
 		name       string
 		prune      bool
+		owned      map[string]bool
 		namespaces []string
 		deleted    []*unstructured.Unstructured
 		kept       []plan.Kept
 	}{
-		{"prune deletes the last object of a kind and keeps protected ones", true, nil,
+		{"prune deletes the last object of a kind and keeps protected ones", true, all, nil,
 			[]*unstructured.Unstructured{cm}, []plan.Kept{kept(sec, plan.KeepProtected), kept(farCM, plan.KeepNamespaceNotAllowed)}},
-		{"prune deletes in a namespace still allowed", true, []string{far},
+		{"prune keeps an object whose UID the release never created", true, map[string]bool{uids[sec]: true}, []string{far},
+			nil, []plan.Kept{kept(cm, plan.KeepNotCreated), kept(sec, plan.KeepProtected), kept(farCM, plan.KeepNotCreated)}},
+		{"prune deletes in a namespace still allowed", true, all, []string{far},
 			[]*unstructured.Unstructured{cm, farCM}, []plan.Kept{kept(sec, plan.KeepProtected)}},
-		{"without prune everything is kept", false, []string{far},
+		{"without prune everything is kept", false, all, []string{far},
 			nil, []plan.Kept{kept(cm, plan.KeepPruneOff), kept(sec, plan.KeepPruneOff), kept(farCM, plan.KeepPruneOff)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := f.input
-			in.Prune, in.Namespaces = tt.prune, tt.namespaces
+			in.Prune, in.Owned, in.Namespaces = tt.prune, tt.owned, tt.namespaces
 			p := (&fixture{sb: f.sb, client: f.client, ns: f.ns, input: in}).plan(t, plan.Options{})
 			var deleted []object.Ref
 			for _, s := range p.Steps {
