@@ -58,7 +58,10 @@ type maker struct {
 	dig  Digester
 	res  []kube.Resource
 	live *liveIndex
-	kept []Kept // filled by steps
+	// declared holds the reference of every object, the target namespace
+	// added by read included; read fills it, and it is only read after.
+	declared map[object.Ref]bool
+	kept     []Kept // filled by steps
 }
 
 // Make reads the cluster and returns the plan for in: every declared object
@@ -115,8 +118,13 @@ func (m *maker) read(ctx context.Context) error {
 		return err
 	}
 	m.live = live
+	m.declared = map[object.Ref]bool{}
+	for _, o := range m.in.Objects {
+		m.declared[object.RefOf(o.Object)] = true
+	}
 	if m.needsNamespace() {
 		m.in.Objects = append([]object.Declared{targetNamespace(m.in)}, m.in.Objects...)
+		m.declared[namespaceRef(m.in.Namespace)] = true
 		return m.resolve(ctx)
 	}
 	return nil
@@ -151,7 +159,7 @@ func (m *maker) listKeys() []listKey {
 
 func (m *maker) needsNamespace() bool {
 	ref := namespaceRef(m.in.Namespace)
-	return m.in.Namespace != "" && m.live.get(ref) == nil && !m.declares(ref)
+	return m.in.Namespace != "" && m.live.get(ref) == nil && !m.declared[ref]
 }
 
 func targetNamespace(in Input) object.Declared {

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"maps"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -23,10 +25,8 @@ var protected = map[string]bool{"/Namespace": true, "/PersistentVolumeClaim": tr
 // last object of a kind is not forgotten, and never at the target
 // namespace itself.
 func (m *maker) prunes() ([]Step, []Kept) {
-	declared := map[object.Ref]bool{namespaceRef(m.in.Namespace): true}
-	for _, o := range m.in.Objects {
-		declared[object.RefOf(o.Object)] = true
-	}
+	declared := maps.Clone(m.declared)
+	declared[namespaceRef(m.in.Namespace)] = true
 	var steps []Step
 	var kept []Kept
 	for _, k := range m.listKeys() {

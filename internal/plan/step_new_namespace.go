@@ -30,7 +30,7 @@ func (m *maker) validateElsewhere(ctx context.Context, i int, s Step) (Step, err
 	if !r.Namespaced || m.live.get(namespaceRef(ns)) != nil {
 		return s, nil
 	}
-	if !m.declares(namespaceRef(ns)) {
+	if !m.declared[namespaceRef(ns)] {
 		return s, fmt.Errorf("plan %s (declared by %s): %w: namespace %q does not exist and this plan does not create it; declare the Namespace", s.Ref, s.Origin, ErrRefused, ns)
 	}
 	c := o.DeepCopy()
@@ -48,13 +48,3 @@ func (m *maker) validateElsewhere(ctx context.Context, i int, s Step) (Step, err
 }
 
 func namespaceRef(name string) object.Ref { return object.Ref{Kind: "Namespace", Name: name} }
-
-// declares reports whether the plan's objects include ref.
-func (m *maker) declares(ref object.Ref) bool {
-	for _, o := range m.in.Objects {
-		if object.RefOf(o.Object) == ref {
-			return true
-		}
-	}
-	return false
-}
