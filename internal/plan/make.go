@@ -67,10 +67,11 @@ type maker struct {
 // Make reads the cluster and returns the plan for in: every declared object
 // resolved through discovery, read with one LIST per kind and namespace,
 // compared through a server-side dry-run of the release's apply, and
-// ordered into waves. It writes nothing to the cluster. Bad input
-// (unresolvable kinds, a dependency cycle, an object the server rejects, a
-// namespace or an unpinned image Input does not allow) is an error naming
-// the object.
+// ordered into waves. Undeclared objects of the release that it does not
+// delete are listed in Plan.Kept with the reason. It writes nothing to the
+// cluster. Bad input (unresolvable kinds, a dependency cycle, an object
+// the server rejects, a namespace or an unpinned image Input does not
+// allow) is an error naming the object.
 func Make(ctx context.Context, c *kube.Client, in Input, opts Options) (*Plan, error) {
 	m, err := newMaker(c, in, opts)
 	if err != nil {
