@@ -86,8 +86,9 @@ func refuse(err error) error {
 func refusef(format string, args ...any) error { return refuse(fmt.Errorf(format, args...)) }
 
 // classify marks errors that mean bad input (an unusable target, an
-// unresolvable object, a dependency cycle, an object the server refuses, a
-// stale or blocked plan, a held lock) with their type, and leaves the rest.
+// unresolvable object, a dependency cycle, an object the server refuses or
+// the spec does not allow, a stale or blocked plan, a held lock) with their
+// type, and leaves the rest.
 func classify(err error) error {
 	var (
 		cycle   *graph.CycleError
@@ -102,7 +103,7 @@ func classify(err error) error {
 	case errors.Is(err, lock.ErrHeld):
 		return &LockHeldError{Err: err}
 	case errors.Is(err, kube.ErrTarget), errors.Is(err, kube.ErrUnresolved), errors.As(err, &cycle),
-		errors.Is(err, plan.ErrRefused), errors.As(err, &blocked):
+		errors.Is(err, plan.ErrRefused), errors.Is(err, plan.ErrNotAllowed), errors.As(err, &blocked):
 		return refuse(err)
 	}
 	return err

@@ -79,12 +79,20 @@ func (s *session) connect(ctx context.Context) error {
 // makePlan plans the session's objects against the cluster.
 func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 	rel := s.r.spec.Release
+	previous, owned, err := pruneRecords(s.r.StateDir())
+	if err != nil {
+		return err
+	}
 	in := plan.Input{
-		Release:    plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
-		Namespace:  s.r.spec.Target.Namespace,
-		Objects:    s.objects,
-		Components: s.components,
-		Prune:      rel.Prune,
+		Release:             plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
+		Namespace:           s.r.spec.Target.Namespace,
+		Namespaces:          s.r.spec.Target.Namespaces,
+		Objects:             s.objects,
+		Components:          s.components,
+		Prune:               rel.Prune,
+		Previous:            previous,
+		Owned:               owned,
+		RequirePinnedImages: rel.RequirePinnedImages,
 	}
 	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})
 	s.plan = p

@@ -7,10 +7,11 @@ import (
 	"fmt"
 )
 
-// ComputeHash returns the plan's identity: "sha256:" and the hex SHA-256 of its
-// canonical encoding without its Hash, its seals and its steps' Changes and
-// Origins (presentation, not content). The same inputs give the same hash; another target, another
-// observation or another desired state gives another.
+// ComputeHash returns the plan's identity: "sha256:" and the hex SHA-256 of
+// its canonical encoding without its Hash, its seals and Kept, and its
+// steps' Changes, Origins and Warnings (presentation, not content). The
+// same inputs give the same hash; another target, another observation or
+// another desired state gives another.
 func (p *Plan) ComputeHash() (string, error) {
 	data, err := canonical(p)
 	if err != nil {
@@ -24,10 +25,10 @@ func (p *Plan) ComputeHash() (string, error) {
 // in declaration order and map keys sorted, so equal plans encode equally.
 func canonical(p *Plan) ([]byte, error) {
 	c := *p
-	c.Hash, c.Seal = "", ""
+	c.Hash, c.Seal, c.Kept = "", "", nil
 	c.Steps = make([]Step, len(p.Steps))
 	for i, s := range p.Steps {
-		s.Changes, s.Origin, s.Seal = nil, "", ""
+		s.Changes, s.Origin, s.Seal, s.Warnings = nil, "", "", nil
 		c.Steps[i] = s
 	}
 	data, err := json.Marshal(&c)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/pynenc/piceli/internal/graph"
+	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/wire"
@@ -18,11 +20,27 @@ import (
 // composition (render.Objects: in apply order, namespaces defaulted,
 // release-labelled) and the release it belongs to.
 type Input struct {
-	Release    Release
-	Namespace  string               // the target namespace
+	Release   Release
+	Namespace string // the target namespace
+	// Namespaces are the other namespaces objects may be written to; an
+	// object in any namespace but these and Namespace is refused.
+	Namespaces []string
 	Objects    []object.Declared    // rendered objects, in apply order
 	Components []wire.ComponentInfo // resolves DependsOn component names
-	Prune      bool                 // delete release objects no longer declared
+	// Prune deletes objects labelled with the release that it no longer
+	// declares, when Owned holds their UIDs; off, they are only listed as
+	// kept.
+	Prune bool
+	// Previous are the objects of the release's latest revision: prune
+	// lists their kinds and namespaces as well as the composition's.
+	Previous []history.Object
+	// Owned holds the UIDs of the objects the release's records say it
+	// created or wrote (Owned); prune deletes no other object.
+	Owned map[string]bool
+	// RequirePinnedImages refuses objects whose container or init
+	// container images are not pinned by digest; without it each such
+	// image is a warning of its step.
+	RequirePinnedImages bool
 }
 
 // Options tune how a plan is made. The zero value is valid.
@@ -40,17 +58,26 @@ type maker struct {
 	dig  Digester
 	res  []kube.Resource
 	live *liveIndex
+	// declared holds the reference of every object, the target namespace
+	// added by read included; read fills it, and it is only read after.
+	declared map[object.Ref]bool
+	kept     []Kept // filled by steps
 }
 
 // Make reads the cluster and returns the plan for in: every declared object
 // resolved through discovery, read with one LIST per kind and namespace,
 // compared through a server-side dry-run of the release's apply, and
-// ordered into waves. It writes nothing to the cluster. Bad input
-// (unresolvable kinds, a dependency cycle, an object the server rejects) is
-// an error naming the object.
+// ordered into waves. Undeclared objects of the release that it does not
+// delete are listed in Plan.Kept with the reason. It writes nothing to the
+// cluster. Bad input (unresolvable kinds, a dependency cycle, an object
+// the server rejects, a namespace or an unpinned image Input does not
+// allow) is an error naming the object.
 func Make(ctx context.Context, c *kube.Client, in Input, opts Options) (*Plan, error) {
 	m, err := newMaker(c, in, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.checkImages(); err != nil {
 		return nil, err
 	}
 	id, err := c.Identity(ctx)
@@ -84,13 +111,21 @@ func (m *maker) read(ctx context.Context) error {
 	if err := m.resolve(ctx); err != nil {
 		return err
 	}
+	if err := m.checkNamespaces(); err != nil {
+		return err
+	}
 	live, err := readLive(ctx, m.c.Dynamic, m.listKeys(), m.opts.Parallel)
 	if err != nil {
 		return err
 	}
 	m.live = live
+	m.declared = map[object.Ref]bool{}
+	for _, o := range m.in.Objects {
+		m.declared[object.RefOf(o.Object)] = true
+	}
 	if m.needsNamespace() {
 		m.in.Objects = append([]object.Declared{targetNamespace(m.in)}, m.in.Objects...)
+		m.declared[namespaceRef(m.in.Namespace)] = true
 		return m.resolve(ctx)
 	}
 	return nil
@@ -102,35 +137,30 @@ func (m *maker) resolve(ctx context.Context) error {
 	return err
 }
 
-// listKeys returns one LIST per resource and namespace the objects use,
-// plus the Namespaces list (to see whether the target namespace exists).
+// listKeys returns one LIST per resource and namespace the objects or the
+// previous revision use, plus the Namespaces list (to see whether the
+// target namespace exists).
 func (m *maker) listKeys() []listKey {
-	seen := map[listKey]bool{{GVR: namespacesGVR}: true}
 	keys := []listKey{{GVR: namespacesGVR}}
 	for i, o := range m.in.Objects {
 		k := listKey{GVR: m.res[i].GVR}
 		if m.res[i].Namespaced {
 			k.Namespace = o.Object.GetNamespace()
 		}
-		if !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
-	return keys
+	keys = append(keys, m.previousKeys()...)
+	seen := map[listKey]bool{}
+	return slices.DeleteFunc(keys, func(k listKey) bool {
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
 }
 
 func (m *maker) needsNamespace() bool {
-	ref := object.Ref{Kind: "Namespace", Name: m.in.Namespace}
-	if m.in.Namespace == "" || m.live.get(ref) != nil {
-		return false
-	}
-	for _, o := range m.in.Objects {
-		if object.RefOf(o.Object) == ref {
-			return false
-		}
-	}
-	return true
+	ref := namespaceRef(m.in.Namespace)
+	return m.in.Namespace != "" && m.live.get(ref) == nil && !m.declared[ref]
 }
 
 func targetNamespace(in Input) object.Declared {
@@ -155,7 +185,9 @@ func (m *maker) steps(ctx context.Context) ([]Step, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return append(steps, m.prunes()...), nil
+	deletes, kept := m.prunes()
+	m.kept = kept
+	return append(steps, deletes...), nil
 }
 
 func (m *maker) assemble(id kube.Identity, steps []Step) (*Plan, error) {
@@ -165,11 +197,13 @@ func (m *maker) assemble(id kube.Identity, steps []Step) (*Plan, error) {
 		return nil, fmt.Errorf("order the plan: %w", err)
 	}
 	p := &Plan{
-		Schema:  Schema,
-		Release: m.in.Release,
-		Target:  Target{Server: id.Server, Context: id.Context, Namespace: m.in.Namespace, ClusterUID: id.ClusterUID},
-		Steps:   steps,
-		Waves:   waves,
+		Schema:     Schema,
+		Release:    m.in.Release,
+		Target:     Target{Server: id.Server, Context: id.Context, Namespace: m.in.Namespace, ClusterUID: id.ClusterUID},
+		Namespaces: written(steps),
+		Steps:      steps,
+		Waves:      waves,
+		Kept:       m.kept,
 	}
 	if err := Validate(p); err != nil {
 		return nil, fmt.Errorf("internal error: the plan breaks its invariants: %w", err)

@@ -22,16 +22,24 @@ const (
 )
 
 // Plan is what applying a composition to one target would do. Everything
-// but its seals and the Changes and Origins of its steps is covered by its
-// hash; everything but its hash and its own seal, by its seal (Save, Load).
+// but its seals, its Kept objects and the Changes, Origins and Warnings of
+// its steps is covered by its hash (those are derived for people, not
+// approved); everything but its hash and its own seal, by its seal (Save,
+// Load).
 type Plan struct {
-	Schema  string       `json:"schema"`
-	Hash    string       `json:"hash,omitempty"` // filled by Save; not hashed
-	Seal    string       `json:"seal,omitempty"` // filled by Save; not hashed
-	Release Release      `json:"release"`
-	Target  Target       `json:"target"`
-	Steps   []Step       `json:"steps"`
-	Waves   []graph.Wave `json:"waves"`
+	Schema  string  `json:"schema"`
+	Hash    string  `json:"hash,omitempty"` // filled by Save; not hashed
+	Seal    string  `json:"seal,omitempty"` // filled by Save; not hashed
+	Release Release `json:"release"`
+	Target  Target  `json:"target"`
+	// Namespaces are the namespaces the steps write to, sorted: the
+	// target namespace and those release.toml allows besides it.
+	Namespaces []string     `json:"namespaces,omitempty"`
+	Steps      []Step       `json:"steps"`
+	Waves      []graph.Wave `json:"waves"`
+	// Kept are the undeclared objects of the release the plan does not
+	// delete, with why. Not hashed: the plan does nothing to them.
+	Kept []Kept `json:"kept,omitempty"`
 }
 
 // Release names the release a plan belongs to.
@@ -66,6 +74,9 @@ type Step struct {
 	Origin     string         `json:"origin,omitempty"`  // not hashed
 	Changes    []Change       `json:"changes,omitempty"` // not hashed
 	Seal       string         `json:"seal,omitempty"`    // filled by Save; not hashed
+	// Warnings are what a person should know before approving the step
+	// that does not block it. Not hashed.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Observed is what the planner saw of a step's object in the cluster. Apply
@@ -123,6 +134,18 @@ func (p *Plan) Blocked() []string {
 	for _, s := range p.Steps {
 		if s.Blocked != "" {
 			out = append(out, s.Ref.String()+": "+s.Blocked)
+		}
+	}
+	return out
+}
+
+// Warnings returns the warnings of every step, each prefixed by its
+// object, in step order.
+func (p *Plan) Warnings() []string {
+	var out []string
+	for _, s := range p.Steps {
+		for _, w := range s.Warnings {
+			out = append(out, s.Ref.String()+": "+w)
 		}
 	}
 	return out

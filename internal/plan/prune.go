@@ -1,7 +1,10 @@
 package plan
 
 import (
+	"maps"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/object"
@@ -16,33 +19,62 @@ const PruneAnnotation = "piceli.dev/prune"
 var protected = map[string]bool{"/Namespace": true, "/PersistentVolumeClaim": true, "/PersistentVolume": true, "/Secret": true}
 
 // prunes returns a delete step for every listed object labelled with this
-// release that the composition no longer declares. It looks only at the
-// kinds and namespaces the composition uses.
-func (m *maker) prunes() []Step {
-	if !m.in.Prune {
-		return nil
-	}
-	declared := map[object.Ref]bool{}
-	for _, o := range m.in.Objects {
-		declared[object.RefOf(o.Object)] = true
-	}
-	var out []Step
+// release that the composition no longer declares and prune may delete,
+// and the others such objects as kept, with why. It looks at the kinds
+// and namespaces the composition and the previous revision use, so the
+// last object of a kind is not forgotten, and never at the target
+// namespace itself.
+func (m *maker) prunes() ([]Step, []Kept) {
+	declared := maps.Clone(m.declared)
+	declared[namespaceRef(m.in.Namespace)] = true
+	var steps []Step
+	var kept []Kept
 	for _, k := range m.listKeys() {
 		for _, u := range m.live.byList[k] {
-			if m.prunable(u, declared) {
-				out = append(out, deleteStep(u, k.GVR.Resource))
+			ref := object.RefOf(u)
+			if declared[ref] || u.GetLabels()[object.ReleaseLabel] != m.in.Release.Name {
+				continue
 			}
+			declared[ref] = true // listed again under another version
+			if why := m.keep(u); why != "" {
+				kept = append(kept, Kept{Ref: ref, UID: string(u.GetUID()), Reason: why})
+				continue
+			}
+			steps = append(steps, deleteStep(u, k.GVR.Resource))
 		}
 	}
-	return out
+	return steps, kept
 }
 
-func (m *maker) prunable(u *unstructured.Unstructured, declared map[object.Ref]bool) bool {
+// keep says why prune must not delete u, an undeclared object labelled
+// with the release, or "" when it may.
+func (m *maker) keep(u *unstructured.Unstructured) KeepReason {
 	ref := object.RefOf(u)
-	if declared[ref] || u.GetLabels()[object.ReleaseLabel] != m.in.Release.Name {
-		return false
+	switch {
+	case !m.in.Prune:
+		return KeepPruneOff
+	case ref.Namespace != "" && !m.allowed(ref.Namespace):
+		return KeepNamespaceNotAllowed
+	case !m.in.Owned[string(u.GetUID())]:
+		return KeepNotCreated
+	case protected[ref.Group+"/"+ref.Kind] && u.GetAnnotations()[PruneAnnotation] != "allow":
+		return KeepProtected
 	}
-	return !protected[ref.Group+"/"+ref.Kind] || u.GetAnnotations()[PruneAnnotation] == "allow"
+	return ""
+}
+
+// previousKeys returns the LIST of each resource and namespace the
+// previous revision's objects use.
+func (m *maker) previousKeys() []listKey {
+	keys := make([]listKey, 0, len(m.in.Previous))
+	for _, o := range m.in.Previous {
+		gv, err := schema.ParseGroupVersion(o.APIVersion)
+		if err != nil || o.Resource == "" {
+			continue
+		}
+		keys = append(keys, listKey{GVR: gv.WithResource(o.Resource), Namespace: o.Ref.Namespace})
+	}
+	return keys
 }
 
 func deleteStep(u *unstructured.Unstructured, resource string) Step {

@@ -18,6 +18,11 @@ import (
 // object in a dry-run: bad input, not a failure of the cluster.
 var ErrRefused = errors.New("the server refuses it")
 
+// ErrNotAllowed marks a plan error caused by a declared object that
+// release.toml does not allow (a namespace it does not name, an image not
+// pinned when pinning is required): bad input, refused before any change.
+var ErrNotAllowed = errors.New("release.toml does not allow it")
+
 var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
 // step plans one declared object.
@@ -31,25 +36,36 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 		Stage:      graph.StageOf(ref.Group, ref.Kind),
 		Origin:     o.Origin,
 		Manifest:   m.dig.Sealed(o.Object),
+		Warnings:   imageWarnings(o.Object),
 	}
 	s.Desired = m.dig.Of(s.Manifest)
 	live := m.live.get(ref)
 	result, err := m.dryRun(ctx, i)
 	if live == nil {
-		return m.create(s, err)
+		return m.create(ctx, i, s, err)
 	}
 	s.Observed = m.observe(o.Object, live)
 	return m.change(s, live, result, err)
 }
 
-// create plans an absent object. A dry-run that cannot find its namespace
-// or resource (created earlier in this plan) is no refusal.
-func (m *maker) create(s Step, err error) (Step, error) {
+// create plans an absent object. A dry-run that cannot find the object's
+// namespace (this plan creates it) or its resource (a CRD in this plan)
+// is no refusal; the object is then judged in another namespace
+// (validateElsewhere).
+func (m *maker) create(ctx context.Context, i int, s Step, err error) (Step, error) {
 	s.Action, s.Observed = Create, Observed{Absent: true}
-	if err != nil && !apierrors.IsNotFound(err) {
-		return s, fmt.Errorf("plan %s (declared by %s): %w: %w", s.Ref, s.Origin, ErrRefused, err)
+	switch {
+	case err == nil:
+		return s, nil
+	case !apierrors.IsNotFound(err):
+		return s, refusal(s, err)
 	}
-	return s, nil
+	return m.validateElsewhere(ctx, i, s)
+}
+
+// refusal is the error of a step whose object the server refuses.
+func refusal(s Step, err error) error {
+	return fmt.Errorf("plan %s (declared by %s): %w: %w", s.Ref, s.Origin, ErrRefused, err)
 }
 
 // change plans an object that exists: conflicts, immutable fields, or the
@@ -67,7 +83,7 @@ func (m *maker) change(s Step, live, result *unstructured.Unstructured, err erro
 		return m.replace(s, f), nil
 	}
 	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-		return s, fmt.Errorf("plan %s (declared by %s): %w: %w", s.Ref, s.Origin, ErrRefused, err)
+		return s, refusal(s, err)
 	}
 	if err != nil {
 		return s, fmt.Errorf("plan %s (declared by %s): dry-run apply: %w", s.Ref, s.Origin, err)

@@ -18,15 +18,31 @@ var symbols = map[Action]string{Create: "+", Update: "~", NoOp: "=", Adopt: "&",
 // colors are ANSI SGR codes per action; blocked steps are red.
 var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35", Replace: "31", Delete: "31"}
 
-// WriteText prints a plan for people: a summary line, then each wave with
-// its steps and their changed fields. Secret values never appear: the plan
-// holds none.
+// WriteText prints a plan for people: a summary line and the namespaces it
+// writes to, then each wave with its steps and their changed fields, then
+// the undeclared objects it keeps and why, the warnings and what blocks the
+// plan. Secret values never appear: the plan holds none.
 func WriteText(w io.Writer, p *Plan, opts TextOptions) {
 	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, Summary(p))
+	if len(p.Namespaces) > 0 {
+		fmt.Fprintf(w, "writes to namespaces: %s\n", strings.Join(p.Namespaces, ", "))
+	}
 	for n, wv := range p.Waves {
 		fmt.Fprintf(w, "\nwave %d: %s\n", n+1, wv.Stage)
 		for _, i := range wv.Nodes {
 			writeStep(w, p.Steps[i], opts)
+		}
+	}
+	if len(p.Kept) > 0 {
+		fmt.Fprintf(w, "\nkept, not deleted (%d):\n", len(p.Kept))
+		for _, k := range p.Kept {
+			fmt.Fprintf(w, "  %s %s: %s\n", paint(opts, "2", "="), k.Ref, k.Reason.Explain())
+		}
+	}
+	if ws := p.Warnings(); len(ws) > 0 {
+		fmt.Fprintf(w, "\n%s\n", paint(opts, "33", fmt.Sprintf("warnings (%d):", len(ws))))
+		for _, line := range ws {
+			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
 	if b := p.Blocked(); len(b) > 0 {

@@ -36,6 +36,9 @@ func Parse(path string, data []byte) (*Spec, error) {
 		return nil, syntaxError(path, err)
 	}
 	p := &parser{dir: filepath.Dir(abs), md: md, errs: errorList{file: path, loc: locate(string(data))}}
+	if p.typeErrors(string(data)) {
+		return nil, errors.Join(p.errs.errs...)
+	}
 	if err != nil {
 		return nil, p.typeError(err, keepKey)
 	}
@@ -69,8 +72,8 @@ func (p *parser) decode(raw *rawFile) *decoded {
 	d := &decoded{checks: make([]rawCheck, len(raw.Checks))}
 	p.table("target", raw.Target, &d.target, d)
 	p.table("release", raw.Release, &d.release, d)
-	p.mapTable("images", raw.Images, &d.images, d)
-	p.mapTable("values", raw.Values, &d.values, d)
+	p.table("images", raw.Images, &d.images, d)
+	p.table("values", raw.Values, &d.values, d)
 	for i, prim := range raw.Checks {
 		p.primitive(prim, &d.checks[i], indexKey("checks", i), d)
 	}
@@ -85,17 +88,6 @@ func (p *parser) table(name string, prim toml.Primitive, v any, d *decoded) {
 	if p.md.IsDefined(name) {
 		p.primitive(prim, v, keepKey, d)
 	}
-}
-
-// mapTable decodes a top-level table into a map. It checks the type first:
-// toml v1.6 silently decodes a non-table into an empty map.
-func (p *parser) mapTable(name string, prim toml.Primitive, v *map[string]string, d *decoded) {
-	if typ := p.md.Type(name); typ != "" && typ != "Hash" {
-		p.errs.add(name, "wrong type: want table, have %s", tomlTypeName(typ))
-		d.failed = true
-		return
-	}
-	p.table(name, prim, v, d)
 }
 
 // primitive decodes prim into v; rename maps the key of a type error to

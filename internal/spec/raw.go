@@ -13,9 +13,10 @@ type rawFile struct {
 }
 
 type rawTarget struct {
-	Kubeconfig *string `toml:"kubeconfig"`
-	Context    *string `toml:"context"`
-	Namespace  *string `toml:"namespace"`
+	Kubeconfig *string  `toml:"kubeconfig"`
+	Context    *string  `toml:"context"`
+	Namespace  *string  `toml:"namespace"`
+	Namespaces []string `toml:"namespaces"`
 }
 
 type rawRelease struct {
@@ -25,6 +26,7 @@ type rawRelease struct {
 	Composition         *string `toml:"composition"`
 	StateDir            *string `toml:"state_dir"`
 	AllowUnpinnedImages bool    `toml:"allow_unpinned_images"`
+	RequirePinnedImages bool    `toml:"require_pinned_images"`
 	Prune               bool    `toml:"prune"`
 	OnFailure           *string `toml:"on_failure"`
 	ReadyTimeout        *string `toml:"ready_timeout"`
@@ -51,8 +53,8 @@ type rawTCP struct {
 // knownKeys lists the keys each table accepts, for unknown-key hints.
 var knownKeys = map[string]string{
 	"":            "target, release, images, values, checks",
-	"target":      "kubeconfig, context, namespace",
-	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, prune, on_failure, ready_timeout",
+	"target":      "kubeconfig, context, namespace, namespaces",
+	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout",
 	"checks":      "name, http, tcp",
 	"checks.http": "service, port, path, expect_status",
 	"checks.tcp":  "service, port",

@@ -29,6 +29,11 @@ type Target struct {
 	Kubeconfig string // absolute path of the kubeconfig file; not checked for existence
 	Context    string // a context in that file
 	Namespace  string // a DNS-1123 label
+	// Namespaces are the other namespaces the release may write objects
+	// to: DNS-1123 labels, sorted, without duplicates or Namespace. The
+	// target namespace is always allowed; a plan that writes to any other
+	// namespace is refused. Cluster-scoped objects are in none.
+	Namespaces []string
 }
 
 // Release describes the release itself.
@@ -39,6 +44,10 @@ type Release struct {
 	Composition         Composition
 	StateDir            string // absolute; defaults to DefaultStateDir beside the spec
 	AllowUnpinnedImages bool   // accept [images] that are not pinned by digest
+	// RequirePinnedImages refuses a plan in which a container or init
+	// container image of any object is not pinned by digest; without it
+	// such images are only warned about. It excludes AllowUnpinnedImages.
+	RequirePinnedImages bool
 	// Prune lets a plan delete objects this release created earlier and no
 	// longer declares. Namespaces, PVCs, PVs and Secrets are still kept
 	// unless the live object is annotated piceli.dev/prune: "allow".

@@ -103,7 +103,7 @@ func TestParseBad(t *testing.T) {
 		want     []string
 	}{
 		{"an unknown key names its line and table", `context = "kind-hello"`, `context = "kind-hello"` + "\nkubeconfg = \"x\"",
-			[]string{`release.toml:4: target.kubeconfg: unknown key (known keys: kubeconfig, context, namespace)`}},
+			[]string{`release.toml:4: target.kubeconfg: unknown key (known keys: kubeconfig, context, namespace, namespaces)`}},
 		{"an unknown table is reported once", `[values]`, "[extra]\na = 1\n[values]",
 			[]string{`release.toml:13: extra: unknown key`}},
 		{"an unknown key in an inline table of the second check names that check", `tcp = { service = "web", port = 80 }`, `tcp = { service = "web", port = 80, timeout = 3 }`,
@@ -150,6 +150,16 @@ func TestParseBad(t *testing.T) {
 			[]string{`release.toml:21: checks[1].name: check "home page" is already declared by checks[0]`}},
 		{"a check status out of range is refused", `path = "/" }`, `path = "/", expect_status = 700 }`,
 			[]string{`release.toml:18: checks[0].http.expect_status: check "home page": status 700 must be within 100-599`}},
+		{"a bad extra namespace names its index", `namespace = "hello"`, `namespace = "hello"` + "\nnamespaces = [\"jobs\", \"Jobs\"]",
+			[]string{`release.toml:5: target.namespaces[1]: "Jobs" must be a DNS-1123 label`}},
+		{"an extra namespace listed twice is refused", `namespace = "hello"`, `namespace = "hello"` + "\nnamespaces = [\"jobs\", \"jobs\"]",
+			[]string{`release.toml:5: target.namespaces[1]: "jobs" is listed twice`}},
+		{"an empty extra namespace is refused", `namespace = "hello"`, `namespace = "hello"` + "\nnamespaces = [\"\"]",
+			[]string{`release.toml:5: target.namespaces[0]: must not be empty`}},
+		{"namespaces that are not an array are refused", `namespace = "hello"`, `namespace = "hello"` + "\nnamespaces = \"jobs\"",
+			[]string{`release.toml:5: target.namespaces: wrong type: want array, have string`}},
+		{"requiring and allowing unpinned images contradict", `name = "hello"`, `name = "hello"` + "\nallow_unpinned_images = true\nrequire_pinned_images = true",
+			[]string{`release.toml:9: release.require_pinned_images: contradicts release.allow_unpinned_images = true`}},
 		{"several errors are all reported", `name = "hello"`, `name = "Hello"` + "\nowner = \"\"",
 			[]string{`release.toml:7: release.name:`, `release.toml:8: release.owner: must not be empty`}},
 	}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"go/token"
 	"maps"
 	"os"
@@ -71,7 +72,31 @@ func (p *parser) target(r rawTarget) Target {
 		Namespace:  p.required("target.namespace", r.Namespace, ""),
 	}
 	p.label("target.namespace", t.Namespace)
+	t.Namespaces = p.namespaces(r.Namespaces, t.Namespace)
 	return t
+}
+
+// namespaces validates target.namespaces: DNS-1123 labels, each listed
+// once. It returns them sorted, without the target namespace, which is
+// always allowed.
+func (p *parser) namespaces(raw []string, target string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, ns := range raw {
+		key := fmt.Sprintf("target.namespaces[%d]", i)
+		switch {
+		case ns == "":
+			p.errs.add(key, "must not be empty")
+		case seen[ns]:
+			p.errs.add(key, "%q is listed twice", ns)
+		case ns != target:
+			out = append(out, ns)
+		}
+		p.label(key, ns)
+		seen[ns] = true
+	}
+	slices.Sort(out)
+	return out
 }
 
 const kubeconfigHint = "; name a kubeconfig file: piceli never uses $KUBECONFIG or ~/.kube/config"
@@ -140,11 +165,15 @@ func (p *parser) release(r rawRelease) Release {
 		Composition:         p.composition(r.Composition),
 		StateDir:            p.path(p.optional("release.state_dir", r.StateDir, DefaultStateDir)),
 		AllowUnpinnedImages: r.AllowUnpinnedImages,
+		RequirePinnedImages: r.RequirePinnedImages,
 		Prune:               r.Prune,
 		OnFailure:           p.onFailure(r.OnFailure),
 		ReadyTimeout:        p.duration("release.ready_timeout", r.ReadyTimeout),
 	}
 	p.releaseNames(rel)
+	if rel.AllowUnpinnedImages && rel.RequirePinnedImages {
+		p.errs.add("release.require_pinned_images", "contradicts release.allow_unpinned_images = true; set only one")
+	}
 	return rel
 }
 
@@ -223,6 +252,11 @@ func (p *parser) filesComposition(raw string) Composition {
 
 var pinnedImage = regexp.MustCompile(`^[^@\s]+@sha256:[0-9a-f]{64}$`)
 
+// Pinned reports whether an image reference is pinned by digest
+// (name@sha256:<64 lowercase hex>): the one rule for [images] and for the
+// images a plan finds in its objects.
+func Pinned(image string) bool { return pinnedImage.MatchString(image) }
+
 // images validates [images]: pinned by digest unless allowed otherwise.
 func (p *parser) images(images map[string]string, s *Spec) {
 	for _, k := range slices.Sorted(maps.Keys(images)) {
@@ -231,7 +265,7 @@ func (p *parser) images(images map[string]string, s *Spec) {
 		switch {
 		case v == "":
 			p.errs.add(key, "must not be empty")
-		case !s.Release.AllowUnpinnedImages && !pinnedImage.MatchString(v):
+		case !s.Release.AllowUnpinnedImages && !Pinned(v):
 			p.errs.add(key, "%q is not pinned by digest (name@sha256:<64 lowercase hex>); pin it or set release.allow_unpinned_images = true", v)
 		}
 		s.Images[k] = v
