@@ -197,6 +197,12 @@ func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	// A stop request still here was meant for the run's earlier session
+	// (it ended, or its holder died, before noticing): this session is new,
+	// and the caller holds the release's lock, so no one else can run it.
+	if err := clearStop(e.StateDir, run); err != nil {
+		return nil, err
+	}
 	r := e.newRun(run, in, w)
 	if err := r.append(journal.Record{Type: journal.Resumed, Run: run, Holder: e.Options.Holder}); err != nil {
 		return nil, err

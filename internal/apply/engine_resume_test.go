@@ -174,6 +174,7 @@ func TestResumeFinishesAFailedOrStoppedRun(t *testing.T) {
 	tests := []struct {
 		name    string
 		arrange func(c *fakeCluster, e *Engine)
+		after   func(t *testing.T, e *Engine) // after the first run ended
 		first   journal.RunStatus
 		want    []string // the journal after the first run's end
 	}{
@@ -181,6 +182,23 @@ func TestResumeFinishesAFailedOrStoppedRun(t *testing.T) {
 			name: "a failed run writes its failed step again and goes on",
 			arrange: func(c *fakeCluster, e *Engine) {
 				c.answerTimes("patch", "b", 1, func(clienttesting.Action) error { return errInternal })
+			},
+			first: journal.StatusFailed,
+			want: []string{
+				"run-failed", "resumed",
+				"intent 1 create", "outcome 1 applied", "wave-ready 1",
+				"intent 2 create", "outcome 2 applied", "wave-ready 2", "run-finished",
+			},
+		},
+		{
+			name: "a stop request left from before the resume does not stop it",
+			arrange: func(c *fakeCluster, e *Engine) {
+				c.answerTimes("patch", "b", 1, func(clienttesting.Action) error { return errInternal })
+			},
+			after: func(t *testing.T, e *Engine) {
+				if err := RequestStop(e.StateDir, "run-1", "someone"); err != nil {
+					t.Fatal(err)
+				}
 			},
 			first: journal.StatusFailed,
 			want: []string{
@@ -213,6 +231,9 @@ func TestResumeFinishesAFailedOrStoppedRun(t *testing.T) {
 				t.Fatalf("Apply() = %+v, %v; want %s with an error", res, err, tt.first)
 			}
 			before, _ := replayRun(t, e.StateDir, "run-1")
+			if tt.after != nil {
+				tt.after(t, e)
+			}
 
 			res, err = e.Resume(t.Context(), "run-1", in)
 			if err != nil {
