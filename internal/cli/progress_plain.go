@@ -44,7 +44,7 @@ func (p *plainLines) emit(e release.Event) {
 func (p *plainLines) line(e release.Event) string {
 	switch e.Kind {
 	case release.WaveStarted:
-		return fmt.Sprintf("%s (%d objects)", waveName(e), e.Objects)
+		return fmt.Sprintf("%s (%s)", waveName(e), objectCount(e.Objects))
 	case release.StepFinished:
 		if e.Error == "" {
 			return fmt.Sprintf("  done    %s %s", e.Action, e.Ref)
@@ -70,4 +70,12 @@ func (p *plainLines) waitLine(e release.Event) string {
 	}
 	p.waited[e.Wave] = now
 	return "  " + waitingText(e)
+}
+
+// objectCount says "1 object" or "N objects".
+func objectCount(n int) string {
+	if n == 1 {
+		return "1 object"
+	}
+	return fmt.Sprintf("%d objects", n)
 }

@@ -39,7 +39,7 @@ func TestProgressPlainRun(t *testing.T) {
 		"  done    update Deployment/shop/d-00099",
 		"  done    update Deployment/shop/d-00100",
 		"  waiting for 62 of 100 Deployments: d-00039, d-00099, d-00100, … (+59)",
-		"wave 3/3: routes (1 objects)",
+		"wave 3/3: routes (1 object)",
 		`  failed  create Ingress/shop/web: create Ingress/shop/web: admission webhook "validate.nginx.ingress.kubernetes.io" denied the request`,
 		"  undo Deployment/shop/d-00100: applied",
 		"  undo Deployment/shop/d-00099: applied",
