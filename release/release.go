@@ -72,10 +72,6 @@ func (r *Release) Name() string { return r.spec.Release.Name }
 // *RefusedError, before reading or writing anything in it.
 func (r *Release) StateDir() string { return r.spec.Release.StateDir }
 
-// Spec is the validated spec the release was opened with. Callers must not
-// change it.
-func (r *Release) Spec() *spec.Spec { return r.spec }
-
 func (r *Release) log() io.Writer {
 	if r.opts.Log == nil {
 		return io.Discard
