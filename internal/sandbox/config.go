@@ -47,7 +47,8 @@ type extraArg struct {
 
 // renderConfig returns the kwokctl configuration for a sandbox using bins:
 // binary runtime, every component bound to 127.0.0.1, the kwok controller
-// reporting 127.0.0.1 as node IP, and port-forward and logs CRDs enabled,
+// reporting 127.0.0.1 as node IP and managing only the nodes annotated
+// KwokNodeAnnotation=fake, and port-forward and logs CRDs enabled,
 // followed by stages as further YAML documents. kwokctl loads only those
 // stages once any is given, so they must include kwok's defaults (see
 // sandboxStages).
@@ -68,8 +69,15 @@ func renderConfig(bins Binaries, stages []stage) ([]byte, error) {
 			KwokControllerBinary:        bins.Path(BinKwok),
 		},
 		ComponentsPatches: []componentPatch{{
-			Name:      "kwok-controller",
-			ExtraArgs: []extraArg{{Key: "node-ip", Value: LoopbackIP, Override: true}},
+			Name: "kwok-controller",
+			ExtraArgs: []extraArg{
+				{Key: "node-ip", Value: LoopbackIP, Override: true},
+				// Only the fake nodes, from the start: kwok managing every
+				// node would take over a real one (its addresses, lease and
+				// pods), and restarting kwok later leaves fake pods Pending.
+				{Key: "manage-all-nodes", Value: "false", Override: true},
+				{Key: "manage-nodes-with-annotation-selector", Value: KwokNodeAnnotation + "=fake"},
+			},
 		}},
 	}
 	out, err := yaml.Marshal(cfg)

@@ -3,6 +3,9 @@ package sandbox
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
 )
 
 // The kwokctl config binds everything to loopback, gives kwok the loopback
@@ -16,7 +19,6 @@ func TestRenderConfigIsLoopbackOnly(t *testing.T) {
 		"kind: KwokctlConfiguration",
 		"bindAddress: 127.0.0.1",
 		"runtime: binary",
-		"- key: node-ip\n    override: true\n    value: 127.0.0.1\n  name: kwok-controller",
 		"- PortForward\n  - Logs\n  - ClusterPortForward\n  - ClusterLogs",
 		"kubeApiserverBinary: /cache/bin/kube-apiserver",
 		"kwokControllerBinary: /cache/bin/kwok",
@@ -26,5 +28,26 @@ func TestRenderConfigIsLoopbackOnly(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("renderConfig() lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// kwok is told the loopback node IP and to manage only the fake nodes, so a
+// real node registered beside them stays the kubelet's.
+func TestRenderConfigKwokManagesOnlyFakeNodes(t *testing.T) {
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg kwokctlConfig
+	if err := yaml.Unmarshal(out, &cfg); err != nil {
+		t.Fatalf("decode renderConfig(): %v\n%s", err, out)
+	}
+	want := []componentPatch{{Name: "kwok-controller", ExtraArgs: []extraArg{
+		{Key: "node-ip", Value: "127.0.0.1", Override: true},
+		{Key: "manage-all-nodes", Value: "false", Override: true},
+		{Key: "manage-nodes-with-annotation-selector", Value: "kwok.x-k8s.io/node=fake"},
+	}}}
+	if diff := cmp.Diff(want, cfg.ComponentsPatches); diff != "" {
+		t.Errorf("renderConfig() components patches (-want +got):\n%s", diff)
 	}
 }
