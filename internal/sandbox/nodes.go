@@ -23,8 +23,9 @@ const (
 // NodeName is the name of the i-th fake node of every sandbox.
 func NodeName(i int) string { return fmt.Sprintf("kwok-node-%d", i) }
 
-// fakeNode is a node kwok manages, reachable only at 127.0.0.1.
-func fakeNode(name string) *corev1.Node {
+// fakeNode is a node kwok manages, reachable only at 127.0.0.1, carrying
+// taints.
+func fakeNode(name string, taints []corev1.Taint) *corev1.Node {
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("32"),
 		corev1.ResourceMemory: resource.MustParse("256Gi"),
@@ -39,6 +40,7 @@ func fakeNode(name string) *corev1.Node {
 				"kubernetes.io/arch": "amd64", "type": "kwok",
 			},
 		},
+		Spec: corev1.NodeSpec{Taints: taints},
 		Status: corev1.NodeStatus{
 			Capacity:    capacity,
 			Allocatable: capacity,
@@ -53,12 +55,12 @@ func fakeNode(name string) *corev1.Node {
 	}
 }
 
-// ensureNodes creates the fake nodes that do not exist yet.
-func ensureNodes(ctx context.Context, cs kubernetes.Interface, count int) ([]string, error) {
+// ensureNodes creates the fake nodes that do not exist yet, with taints.
+func ensureNodes(ctx context.Context, cs kubernetes.Interface, count int, taints []corev1.Taint) ([]string, error) {
 	names := make([]string, count)
 	for i := range names {
 		names[i] = NodeName(i)
-		_, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(names[i]), metav1.CreateOptions{})
+		_, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(names[i], taints), metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("create Node/%s: %w", names[i], err)
 		}

@@ -21,8 +21,14 @@ type Options struct {
 	// binaries; zero means searching upwards from the working directory.
 	// When none is found, Up fails with ErrBinariesMissing.
 	ToolsDir string
-	// Nodes is how many fake nodes Up creates; zero means 1.
+	// Nodes is how many fake nodes Up creates; zero means 1, or none when
+	// RealNode is set.
 	Nodes int
+	// RealNode adds a real node, RealNodeName: containerd, runc and a
+	// kubelet running the pods' containers as processes of this machine
+	// (root and Debian packages needed: see CheckRealNodeHost). Fake nodes
+	// are then tainted so that only pods tolerating it land there.
+	RealNode bool
 	// Timeout bounds starting the components and waiting for Ready nodes;
 	// zero means 2 minutes. Building binaries is not bounded by it.
 	Timeout time.Duration
@@ -45,6 +51,9 @@ func Open(opts Options) (*Sandbox, error) {
 	}
 	if opts.Nodes <= 0 {
 		opts.Nodes = 1
+		if opts.RealNode {
+			opts.Nodes = 0
+		}
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 2 * time.Minute

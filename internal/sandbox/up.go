@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +20,14 @@ type Info struct {
 	Context    string   // its only context, kwok-<name>
 	Server     string   // API server URL, always on 127.0.0.1
 	Nodes      []string // fake nodes, all Ready
-	Reused     bool     // it was already running and healthy; nothing was started
+	// RealNode is RealNodeName, Ready, when the sandbox has a real node
+	// (Options.RealNode), else "".
+	RealNode string
+	// Containerd is the address of the real node's containerd ("unix://"
+	// and its socket, namespace k8s.io), where its images are imported;
+	// "" without a real node.
+	Containerd string
+	Reused     bool // it was already running and healthy; nothing was started
 }
 
 // Up starts the sandbox unless it is already running and healthy, builds
@@ -182,14 +190,19 @@ func (s *Sandbox) ready(ctx context.Context, reused bool) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("connect to sandbox: %w", err)
 	}
-	nodes, err := ensureNodes(ctx, cs, s.opts.Nodes)
+	rn, err := s.realNodeOf()
 	if err != nil {
 		return Info{}, err
 	}
-	stepf(s.opts.Progress, "wait for %s to be Ready", strings.Join(nodes, ", "))
-	if err := waitNodesReady(ctx, cs, nodes); err != nil {
+	nodes, err := ensureNodes(ctx, cs, s.opts.Nodes, rn.fakeNodeTaints())
+	if err != nil {
+		return Info{}, err
+	}
+	all := append(slices.Clone(nodes), rn.nodes()...)
+	stepf(s.opts.Progress, "wait for %s to be Ready", strings.Join(all, ", "))
+	if err := waitNodesReady(ctx, cs, all); err != nil {
 		return Info{}, err
 	}
 	return Info{Name: s.layout.Name, Kubeconfig: s.layout.Kubeconfig(), Context: s.layout.Context(),
-		Server: server, Nodes: nodes, Reused: reused}, nil
+		Server: server, Nodes: nodes, RealNode: rn.Name, Containerd: rn.containerd(), Reused: reused}, nil
 }
