@@ -20,7 +20,7 @@ func newSandboxCmd() *cobra.Command {
 			"as local processes bound to 127.0.0.1 (through kwokctl), with fake nodes whose address\n" +
 			"is 127.0.0.1. Binaries are built from tools/sandbox and cached by version.",
 	}
-	cmd.AddCommand(newSandboxUpCmd(), newSandboxDownCmd(), newSandboxStatusCmd(), newSandboxBuildCmd())
+	cmd.AddCommand(newSandboxUpCmd(), newSandboxDownCmd(), newSandboxStatusCmd(), newSandboxBuildCmd(), newSandboxLoadCmd())
 	return cmd
 }
 
@@ -49,6 +49,7 @@ func newSandboxUpCmd() *cobra.Command {
 	var f sandboxFlags
 	var toolsDir string
 	var nodes int
+	var realNode bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -61,20 +62,31 @@ Steps:
   2. start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
      the kwok controller through kwokctl, every one bound to 127.0.0.1
   3. write the kubeconfig file with an explicit context
-  4. create the fake nodes (address 127.0.0.1) and wait until they are Ready
+  4. with --real-node: start containerd and a kubelet (as root) that run the
+     pods' containers on this machine, on a private bridge
+  5. create the fake nodes (address 127.0.0.1) and wait until every node is
+     Ready
 
-A sandbox that is already running and healthy is left as it is.`,
+A sandbox that is already running and healthy is left as it is.
+
+With --real-node, workloads run on the node real-node-0; fake nodes (none
+unless --nodes asks) carry the taint kwok.x-k8s.io/node=fake:NoSchedule, so
+only pods tolerating it land there. Images come from ` + "`piceli sandbox load`" + `
+(nothing can be pulled); there is no kube-proxy and no cluster DNS.`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := f.options(cmd.ErrOrStderr())
-			opts.ToolsDir, opts.Nodes, opts.Timeout = toolsDir, nodes, timeout
+			opts.ToolsDir, opts.Nodes, opts.Timeout, opts.RealNode = toolsDir, nodes, timeout, realNode
+			if realNode && !cmd.Flags().Changed("nodes") {
+				opts.Nodes = 0
+			}
 			sb, err := openSandbox(opts)
 			if err != nil {
 				return err
 			}
 			info, err := sb.Up(cmd.Context())
 			if err != nil {
-				return err
+				return refusedIf(err, sandbox.ErrRealNodeUnavailable)
 			}
 			printSandboxInfo(cmd.OutOrStdout(), info)
 			return nil
@@ -82,7 +94,8 @@ A sandbox that is already running and healthy is left as it is.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", "tools/sandbox directory to build missing binaries from (default: found upwards from the working directory)")
-	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes")
+	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes (default 0 with --real-node)")
+	cmd.Flags().BoolVar(&realNode, "real-node", false, "add a real node running containers with containerd and a kubelet (root; Debian packages containerd, runc, containernetworking-plugins, iproute2)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "bound on starting the components and waiting for Ready nodes")
 	return cmd
 }
@@ -95,6 +108,9 @@ func printSandboxInfo(w io.Writer, info sandbox.Info) {
 	fmt.Fprintf(w, "sandbox %q %s\n", info.Name, state)
 	fmt.Fprintf(w, "kubeconfig: %s\ncontext:    %s\nserver:     %s\nnodes:      %s\n",
 		info.Kubeconfig, info.Context, info.Server, strings.Join(info.Nodes, ", "))
+	if info.RealNode != "" {
+		fmt.Fprintf(w, "real node:  %s (containerd %s)\n", info.RealNode, info.Containerd)
+	}
 	fmt.Fprintf(w, "try:        kubectl --kubeconfig %s --context %s get nodes\n", info.Kubeconfig, info.Context)
 }
 
@@ -185,6 +201,9 @@ func printSandboxStatus(w io.Writer, st sandbox.Status, output string) error {
 	for _, c := range st.Components {
 		fmt.Fprintf(w, "  %-24s pid %-7d running %-5t listen %-40s %s\n",
 			c.Name, c.PID, c.Running, strings.Join(c.Listen, ","), c.Version)
+	}
+	if r := st.RealNode; r != nil {
+		fmt.Fprintf(w, "  real node %s: containerd %s, bridge %s (%s), cgroup %s\n", r.Name, r.Containerd, r.Bridge, r.Subnet, r.CgroupRoot)
 	}
 	for _, n := range st.Nodes {
 		fmt.Fprintf(w, "  node %-19s ready %-5t %s\n", n.Name, n.Ready, strings.Join(n.Addresses, ","))
