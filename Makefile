@@ -26,8 +26,10 @@ test-unit:
 	$(GO) test -short ./...
 
 ## test: build the sandbox if needed, start it, run every test against it, stop it
+## (the real node's kubelet and pause too: its tests start sandboxes of their own)
 TESTFLAGS ?=
 test: vet build
+	PICELI_BIN=$(PICELI) scripts/sandbox-bins.sh >/dev/null
 	$(GO) test -count=1 -tags piceli_failpoints $(TESTFLAGS) ./internal/apply/
 	PICELI_BIN=$(PICELI) scripts/with-sandbox.sh $(GO) test -count=1 -timeout 20m $(TESTFLAGS) ./...
 

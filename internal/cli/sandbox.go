@@ -223,8 +223,8 @@ Steps:
   1. find tools/sandbox (above the working directory, or --tools-dir)
   2. compile etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
      kubectl, kwok, kwokctl and kwok-stages from its pinned modules (10 to
-     13 minutes cold on 2 cores); binaries already cached are kept unless
-     --force
+     13 minutes cold on 2 cores), then the real node's kubelet and pause;
+     binaries already cached are kept unless --force
   3. print the cache directory`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

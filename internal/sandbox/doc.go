@@ -4,8 +4,11 @@
 // It builds and caches the pinned binaries, starts and stops named sandboxes,
 // writes their kubeconfig files and reports their processes.
 //
-// kwok plays every kubelet: by default a pod becomes Running and Ready as
-// soon as it is scheduled. A pod annotated SimulateAnnotation
+// kwok plays every kubelet but one: a sandbox started with
+// Options.RealNode also has RealNodeName, a kubelet with Debian's containerd
+// and runc whose pods really run (see realnode.go), on a bridge with no way
+// off the machine; Load imports images into it. On kwok's nodes, by default
+// a pod becomes Running and Ready as soon as it is scheduled. A pod annotated SimulateAnnotation
 // (piceli.dev/kwok-simulate) never starts instead:
 //
 //   - image-pull-backoff: it stays Pending, its containers waiting in

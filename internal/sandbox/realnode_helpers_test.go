@@ -39,6 +39,9 @@ type realNodeSandbox struct {
 // is stopped, its directory removed, when the test ends.
 func openRealNode(t *testing.T, fakeNodes int) *sandbox.Sandbox {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: a real node changes the host (cgroups, a bridge, mounts); run without -short, as root")
+	}
 	dir, err := os.MkdirTemp("", "pcl")
 	if err != nil {
 		t.Fatal(err)
