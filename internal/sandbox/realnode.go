@@ -14,6 +14,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // RealNodeName is the node a sandbox started with Options.RealNode
@@ -103,6 +105,23 @@ func writeNodeState(n realNode, st nodeState) error {
 		return fmt.Errorf("write real node state: %w", err)
 	}
 	return nil
+}
+
+// realNodePreflight checks, when the sandbox is to have a real node and
+// before anything starts, that this host can run it and that the machine's
+// real node is free for it (see startRealNode).
+func (s *Sandbox) realNodePreflight() error {
+	if !s.opts.RealNode {
+		return nil
+	}
+	n := s.layout.realNode()
+	if _, err := checkRealNodeHost(s.bins); err != nil {
+		return err
+	}
+	if err := checkSocketPaths(n); err != nil {
+		return err
+	}
+	return claimMachine(n)
 }
 
 // startRealNode is the real node's own-component starter: it checks the
@@ -301,4 +320,25 @@ func (r RealNodeInfo) containerd() string {
 		return ""
 	}
 	return "unix://" + r.Containerd
+}
+
+// explain adds to err, from a wait for the nodes to be Ready, why the real
+// node is not: its Ready condition and the end of the kubelet's log.
+func (r RealNodeInfo) explain(cs kubernetes.Interface, l Layout, err error) error {
+	if r.Name == "" {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cond := "not registered"
+	if node, gerr := cs.CoreV1().Nodes().Get(ctx, r.Name, metav1.GetOptions{}); gerr == nil {
+		cond = "no Ready condition"
+		for _, c := range node.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				cond = fmt.Sprintf("Ready=%s %s: %s", c.Status, c.Reason, c.Message)
+			}
+		}
+	}
+	log := l.ownLog(componentKubelet)
+	return fmt.Errorf("%w\nNode/%s: %s\nkubelet log (%s) ends:\n%s", err, r.Name, cond, log, logTail(log))
 }

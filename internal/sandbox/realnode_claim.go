@@ -25,32 +25,40 @@ type claim struct {
 
 // claimMachine makes n the machine's real node. It refuses when another
 // sandbox's node holds the claim and has not been torn down, and when a
-// kubelet not started by a sandbox runs.
+// kubelet not started for n runs.
 func claimMachine(n realNode) error {
-	if pid, ok := otherKubelet(n); ok {
-		return fmt.Errorf("%w: a kubelet (pid %d) already runs on this machine, and two cannot share it", ErrRealNodeUnavailable, pid)
-	}
 	for range 2 {
-		err := writeClaim(n)
-		if !errors.Is(err, fs.ErrExist) {
-			return err
-		}
 		held, err := readClaim()
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
 			return err
-		}
-		if held.ClusterDir == n.clusterDir {
+		case held.ClusterDir == n.clusterDir:
 			return nil // ours, left by an earlier start of this sandbox
-		}
-		if _, err := os.Stat(filepath.Join(held.ClusterDir, ownDirName, "node", "state.json")); err == nil {
+		case nodeStateExists(held.ClusterDir):
 			return fmt.Errorf("%w: the sandbox in %s has a real node on this machine (or did not tear it down); "+
 				"stop it with `piceli sandbox down` for that sandbox first: one real node per machine", ErrRealNodeUnavailable, held.ClusterDir)
+		default: // its sandbox tore its node down or is gone
+			if err := os.Remove(machineClaim); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove stale claim %s: %w", machineClaim, err)
+			}
 		}
-		if err := os.Remove(machineClaim); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove stale claim %s: %w", machineClaim, err)
+		if pid, ok := otherKubelet(n); ok {
+			return fmt.Errorf("%w: a kubelet (pid %d) already runs on this machine, and two cannot share it", ErrRealNodeUnavailable, pid)
 		}
+		if err := writeClaim(n); !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		// Another sandbox claimed it meanwhile: look again.
 	}
 	return fmt.Errorf("%w: could not claim %s", ErrRealNodeUnavailable, machineClaim)
+}
+
+// nodeStateExists reports whether the sandbox whose cluster directory is
+// clusterDir has a real node not torn down.
+func nodeStateExists(clusterDir string) bool {
+	_, err := os.Stat(filepath.Join(clusterDir, ownDirName, "node", "state.json"))
+	return err == nil
 }
 
 func writeClaim(n realNode) error {

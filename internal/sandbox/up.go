@@ -38,6 +38,9 @@ func (s *Sandbox) Up(ctx context.Context) (Info, error) {
 	if err := s.ensureBinaries(ctx); err != nil {
 		return Info{}, fmt.Errorf("start sandbox %q: %w", s.layout.Name, err)
 	}
+	if err := s.realNodePreflight(); err != nil {
+		return Info{}, fmt.Errorf("start sandbox %q: %w", s.layout.Name, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	unlock, err := s.lock(ctx)
@@ -90,6 +93,9 @@ func (s *Sandbox) undo(cause error) error {
 // and otherwise says how to get them.
 func (s *Sandbox) ensureBinaries(ctx context.Context) error {
 	missing := s.bins.Missing()
+	if s.opts.RealNode {
+		missing = append(missing, s.bins.MissingRealNode()...)
+	}
 	if len(missing) == 0 {
 		return nil
 	}
@@ -201,7 +207,7 @@ func (s *Sandbox) ready(ctx context.Context, reused bool) (Info, error) {
 	all := append(slices.Clone(nodes), rn.nodes()...)
 	stepf(s.opts.Progress, "wait for %s to be Ready", strings.Join(all, ", "))
 	if err := waitNodesReady(ctx, cs, all); err != nil {
-		return Info{}, err
+		return Info{}, rn.explain(cs, s.layout, err)
 	}
 	return Info{Name: s.layout.Name, Kubeconfig: s.layout.Kubeconfig(), Context: s.layout.Context(),
 		Server: server, Nodes: nodes, RealNode: rn.Name, Containerd: rn.containerd(), Reused: reused}, nil
