@@ -39,8 +39,9 @@ type kubeletConfig struct {
 	ContainerRuntimeEndpoint string `json:"containerRuntimeEndpoint"`
 	PodLogsDir               string `json:"podLogsDir"`
 	VolumePluginDir          string `json:"volumePluginDir"`
-	// ResolvConf "" gives pods no name servers: there is no cluster DNS and
-	// the host's servers are off the machine, out of the pods' reach.
+	// ResolvConf "" keeps the host's name servers (off the machine, out of
+	// the pods' reach) from the pods, whose resolv.conf then names only
+	// their own 127.0.0.1: there is no cluster DNS.
 	ResolvConf string `json:"resolvConf"`
 	// Never delete images (they cannot be pulled again) nor evict pods of a
 	// developer's nearly full disk.

@@ -19,8 +19,8 @@ import (
 // With a real node, every listener the sandbox opens is still on loopback,
 // the kubelet's and containerd's included, every node address is loopback,
 // and a pod has no default route (IPv4 or IPv6): its only route is the
-// bridge's subnet, the host routes nothing else to the bridge, and IP
-// forwarding is as it was.
+// bridge's subnet, its only name server (if any) its own loopback, the host
+// routes nothing else to the bridge, and IP forwarding is as it was.
 func TestRealNodeIsLoopbackOnly(t *testing.T) {
 	sb := openRealNode(t, 1)
 	exposedBefore := nonLoopbackListeners(t)
@@ -32,6 +32,13 @@ func TestRealNodeIsLoopbackOnly(t *testing.T) {
 	st := status(t, sb)
 	for _, c := range st.Components {
 		assertLoopbackListener(t, c)
+	}
+	names := pids(st)
+	if _, ok := names["kubelet"]; !ok || st.RealNode == nil || st.RealNode.Bridge != r.node.Bridge {
+		t.Fatalf("status = %+v; want the kubelet and containerd among the components and the real node described", st)
+	}
+	if _, ok := names["containerd"]; !ok {
+		t.Fatalf("status components %v lack containerd", names)
 	}
 	assertKubeletListensForNode(t, r, st)
 	nodes, err := r.api.Clientset.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
@@ -55,6 +62,14 @@ func TestRealNodeIsLoopbackOnly(t *testing.T) {
 	routes6 := execInPod(t, r.api, pod.Namespace, pod.Name, "/nodeapp", "cat", "/proc/net/ipv6_route")
 	if hasIPv6Default(t, routes6) {
 		t.Errorf("Pod/%s/%s has an IPv6 default route:\n%s", pod.Namespace, pod.Name, routes6)
+	}
+	resolv := execInPod(t, r.api, pod.Namespace, pod.Name, "/nodeapp", "cat", "/etc/resolv.conf")
+	for _, line := range strings.Split(resolv, "\n") {
+		if server, ok := strings.CutPrefix(line, "nameserver "); ok {
+			if a, err := netip.ParseAddr(strings.TrimSpace(server)); err != nil || !a.IsLoopback() {
+				t.Errorf("Pod/%s/%s names the name server %q; want none off the pod's loopback:\n%s", pod.Namespace, pod.Name, server, resolv)
+			}
+		}
 	}
 	host, err := os.ReadFile("/proc/net/route")
 	if err != nil {
