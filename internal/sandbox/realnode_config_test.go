@@ -304,3 +304,22 @@ func TestRealNodeOfRunningSandboxWithoutOne(t *testing.T) {
 		t.Errorf("realNodeOf() without RealNode = %+v, %v; want no node and no taints", info, err)
 	}
 }
+
+// Tearing down a node whose cgroups, bridge and mounts are already gone
+// (after a reboot, or a second Down) finds nothing to do and fails on
+// nothing.
+func TestTearDownOfNothingIsQuiet(t *testing.T) {
+	dirs, err := cgroupDirs("piceli-never-created")
+	if err != nil || len(dirs) != 0 {
+		t.Errorf("cgroupDirs(missing root) = %v, %v; want none", dirs, err)
+	}
+	if err := removeCgroups("piceli-never-created"); err != nil {
+		t.Errorf("removeCgroups(missing root) = %v", err)
+	}
+	if err := deleteBridge("pclnever"); err != nil {
+		t.Errorf("deleteBridge(missing bridge) = %v", err)
+	}
+	if err := unmountUnder(t.TempDir()); err != nil {
+		t.Errorf("unmountUnder(dir with no mounts) = %v", err)
+	}
+}
