@@ -177,6 +177,11 @@ func (s *Sandbox) create(ctx context.Context) error {
 		return fmt.Errorf("write kwokctl config: %w", err)
 	}
 	stepf(s.opts.Progress, "start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on %s", LoopbackIP)
+	unlock, err := lockStart(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	return s.kwokctl(ctx, "create", "cluster", "--name", s.layout.Name, "--runtime", "binary",
 		"--config", s.layout.Config(), "--kubeconfig", "", "--wait", "60s")
 }
