@@ -71,7 +71,7 @@ var buildGroups = []buildGroup{
 		packages: []string{"k8s.io/kubernetes/cmd/kubelet"},
 		binaries: []string{BinKubelet},
 		ldflags:  k8sVersionLDFlags,
-		estimate: "under a minute after the control plane, about 3.5 minutes alone",
+		estimate: "under a minute after the control plane, about 4 minutes alone",
 		realNode: true,
 	},
 	{
