@@ -59,3 +59,17 @@ func documentError(index int, c chunk, err error) error {
 	}
 	return &DocumentError{Index: index, Err: me}
 }
+
+// ReadDocuments is Documents of a file, read with the size bound of
+// ReadFile.
+func ReadDocuments(path string) ([]Document, error) {
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	return Documents(path, data)
+}
+
+// Files returns the manifest files under dir as ReadDir reads them:
+// recursively, hidden files and directories skipped, in lexical order.
+func Files(dir string) ([]string, error) { return manifestFiles(dir) }
