@@ -44,7 +44,8 @@ var (
 
 // literal writes Go expressions for values of k8s.io/api types: composite
 // literals with zero fields left out, so the expression evaluates to the
-// same Go value.
+// same Go value. An object's own TypeMeta is for the caller to clear
+// (app.Objects fills it in); a template's stays.
 type literal struct {
 	// image returns the expression of a container image reference.
 	image func(ref string) jen.Code
@@ -164,7 +165,7 @@ func (l *literal) composite(v reflect.Value, typed bool) (jen.Code, error) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f, fv := t.Field(i), v.Field(i)
-		if !f.IsExported() || fv.IsZero() || f.Type == typeMetaType {
+		if !f.IsExported() || fv.IsZero() {
 			continue
 		}
 		c, err := l.field(t, f, fv)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -112,7 +113,7 @@ func (g *gen) literalFuncs() ([]literalFunc, error) {
 
 func (g *gen) literalFunc(d *decl) (literalFunc, error) {
 	l := &literal{image: g.images.ref}
-	body, err := l.expr(reflect.ValueOf(d.typed))
+	body, err := l.expr(withoutTypeMeta(d.typed))
 	if err != nil {
 		return literalFunc{}, err
 	}
@@ -126,6 +127,14 @@ func (g *gen) literalFunc(d *decl) (literalFunc, error) {
 	code := jen.Commentf("%s returns %s as it was imported.", name, d.ref).Line().
 		Func().Id(name).Params(params...).Add(typeExpr(reflect.TypeOf(d.typed))).Block(jen.Return(body))
 	return literalFunc{name: name, file: strings.ToLower(kind) + ".go", call: jen.Id(name).Call(args...), code: code}, nil
+}
+
+// withoutTypeMeta returns a copy of obj without apiVersion and kind,
+// which app.Objects takes from client-go's scheme.
+func withoutTypeMeta(obj runtime.Object) reflect.Value {
+	v := reflect.ValueOf(obj.DeepCopyObject())
+	v.Elem().FieldByName("TypeMeta").SetZero()
+	return v
 }
 
 // goFiles writes infra.go with Build and one file per kind of literals.
