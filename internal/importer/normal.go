@@ -2,9 +2,15 @@ package importer
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/pynenc/piceli/internal/object"
@@ -36,12 +42,12 @@ const (
 //     listed in piceli.dev/secret-keys, type Opaque when it has none, and
 //     the Secret builder's labels (app.kubernetes.io/name = its name,
 //     part-of = app, managed-by = piceli) where it has none of its own;
-//  4. an object of a kind with a k8s.io/api type as the API server stores
-//     it: decoded into that type and encoded again, so that what the type
-//     cannot tell apart compares equal (readOnly: false and no readOnly,
-//     cpu: 1 and cpu: "1", 0.5 and 500m). An object with a field its type
-//     does not know is left as it is (import keeps such objects as YAML
-//     files, so that nothing is lost);
+//  4. in an object of a kind with a k8s.io/api type, what that type
+//     cannot tell from none or writes in one canonical form: false, 0 and
+//     "" in the fields Go leaves out when zero (readOnly: false equals no
+//     readOnly; a pointer such as automountServiceAccountToken keeps its
+//     false), and resource quantities as the API server stores them
+//     (cpu: 1 equals cpu: "1", 0.5 equals 500m);
 //  5. null values, empty maps and empty lists dropped, except an empty
 //     emptyDir: an empty value is the same as none.
 //
@@ -70,27 +76,124 @@ func normalObject(u *unstructured.Unstructured, app string) map[string]any {
 	if object.IsSecret(u) {
 		u = normalSecret(u, app)
 	}
-	m := u.Object
-	if stored, ok := asStored(u); ok {
-		m = stored
+	if obj, err := scheme.Scheme.New(u.GroupVersionKind()); err == nil {
+		shape(u.Object, reflect.TypeOf(obj))
 	}
-	dropEmpty(m)
-	return m
+	dropEmpty(u.Object)
+	return u.Object
 }
 
-// asStored returns u decoded into its k8s.io/api type and encoded again.
-// ok is false for a kind without a type and for an object with fields its
-// type does not know, or that does not fit it.
-func asStored(u *unstructured.Unstructured) (map[string]any, bool) {
-	obj, err := scheme.Scheme.New(u.GroupVersionKind())
+// shape walks v along its Go type t, in place: it drops the zero
+// scalars t omits and writes quantities in canonical form, and returns v
+// (a new value for a quantity). Keys t does not know are left alone.
+func shape(v any, t reflect.Type) any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == quantityType:
+		return canonical(v)
+	case opaqueTypes[t]:
+		return v
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if m, ok := v.(map[string]any); ok {
+			shapeStruct(m, t)
+		}
+	case reflect.Slice:
+		if l, ok := v.([]any); ok {
+			for i := range l {
+				l[i] = shape(l[i], t.Elem())
+			}
+		}
+	case reflect.Map:
+		if m, ok := v.(map[string]any); ok {
+			for k := range m {
+				m[k] = shape(m[k], t.Elem())
+			}
+		}
+	}
+	return v
+}
+
+// shapeStruct shapes the fields of a struct's map, inline fields
+// included.
+func shapeStruct(m map[string]any, t reflect.Type) {
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") || (f.Anonymous && name == "") {
+			shapeStruct(m, f.Type)
+			continue
+		}
+		c, ok := m[name]
+		if !ok {
+			continue
+		}
+		if strings.Contains(opts, "omitempty") && isScalar(f.Type) && isZeroScalar(c) {
+			delete(m, name)
+			continue
+		}
+		m[name] = shape(c, f.Type)
+	}
+}
+
+var (
+	quantityType = reflect.TypeFor[resource.Quantity]()
+	// opaqueTypes encode themselves; their values are compared as written.
+	opaqueTypes = map[reflect.Type]bool{
+		reflect.TypeFor[intstr.IntOrString](): true, reflect.TypeFor[metav1.Time](): true,
+		reflect.TypeFor[metav1.MicroTime](): true, reflect.TypeFor[metav1.Duration](): true,
+		reflect.TypeFor[runtime.RawExtension](): true,
+	}
+)
+
+// isScalar reports whether t is a bool, number or string kind, not a
+// pointer: Go writes nothing for its zero value under omitempty.
+func isScalar(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return !opaqueTypes[t]
+	}
+	return false
+}
+
+func isZeroScalar(v any) bool {
+	switch t := v.(type) {
+	case bool:
+		return !t
+	case string:
+		return t == ""
+	case int64:
+		return t == 0
+	case float64:
+		return t == 0
+	}
+	return false
+}
+
+// canonical returns a quantity's canonical string, or v when it is none.
+func canonical(v any) any {
+	var s string
+	switch t := v.(type) {
+	case string:
+		s = t
+	case int64:
+		s = strconv.FormatInt(t, 10)
+	case float64:
+		s = strconv.FormatFloat(t, 'f', -1, 64)
+	default:
+		return v
+	}
+	q, err := resource.ParseQuantity(s)
 	if err != nil {
-		return nil, false
+		return v
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true); err != nil {
-		return nil, false
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	return m, err == nil
+	return q.String()
 }
 
 // unknownFields reports whether u, of a kind with a k8s.io/api type, has

@@ -23,10 +23,13 @@ var systemManagers = map[string]bool{
 const clientSideApply = "kubectl-client-side-apply"
 
 // owner is one source of a live object's own fields: a manager's field
-// set, or the object kubectl last applied.
+// set and, for kubectl's client-side apply, the object it last applied.
+// The set says where a field is atomic (owned whole); the applied object
+// says which fields the user wrote, defaults aside.
 type owner struct {
-	set  *fieldpath.Set
-	tree any
+	set     *fieldpath.Set // nil below where the set says nothing
+	tree    any            // the applied object at this level
+	applied bool           // tree is set: only what it holds is owned
 }
 
 // owners returns the sources of u's own fields and whether anyone but the
@@ -43,15 +46,15 @@ func owners(u *unstructured.Unstructured) (out []owner, ok bool) {
 			continue
 		}
 		ok = true
-		if e.Manager == clientSideApply && e.Operation == metav1.ManagedFieldsOperationUpdate && applied != nil {
-			out = append(out, owner{tree: applied})
-			continue
-		}
 		set := &fieldpath.Set{}
 		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
 			return nil, true // unreadable: keep everything
 		}
-		out = append(out, owner{set: set})
+		o := owner{set: set}
+		if e.Manager == clientSideApply && e.Operation == metav1.ManagedFieldsOperationUpdate && applied != nil {
+			o.tree, o.applied = applied, true
+		}
+		out = append(out, o)
 	}
 	return out, ok
 }
@@ -168,39 +171,79 @@ func keepList(l []any, os []owner) any {
 }
 
 // descend returns the owners of a map field and whether one of them owns
-// it whole (a leaf of a field set, a scalar of the applied object).
+// it whole: a leaf of its field set (an atomic field) that the applied
+// object, when there is one, holds.
 func descend(os []owner, pe fieldpath.PathElement, sub func(any) (any, bool)) ([]owner, bool) {
 	var out []owner
 	for _, o := range os {
-		if o.set != nil {
-			// A field with children in the set is owned in those children
-			// only ("." marks the field itself); a leaf is owned whole.
-			if c, ok := o.set.Children.Get(pe); ok {
-				out = append(out, owner{set: c})
-			} else if o.set.Members.Has(pe) {
-				return nil, true
+		var child owner
+		if o.applied {
+			t, ok := sub(o.tree)
+			if !ok {
+				continue
 			}
+			child = owner{tree: t, applied: true}
+		}
+		c, whole := o.setChild(pe)
+		if whole || (o.applied && !isContainer(child.tree)) {
+			return nil, true
+		}
+		if c == nil && !o.applied {
 			continue
 		}
-		if t, ok := sub(o.tree); ok {
-			if !isContainer(t) {
-				return nil, true
-			}
-			out = append(out, owner{tree: t})
-		}
+		child.set = c
+		out = append(out, child)
 	}
 	return out, false
 }
 
+// setChild returns the field set below pe, or whether the set owns pe
+// whole. A field with children in the set is owned in those children
+// only ("." marks the field itself); a leaf is owned whole.
+func (o owner) setChild(pe fieldpath.PathElement) (*fieldpath.Set, bool) {
+	if o.set == nil {
+		return nil, false
+	}
+	if c, ok := o.set.Children.Get(pe); ok {
+		return c, false
+	}
+	return nil, o.set.Members.Has(pe)
+}
+
 // item returns the owner of list item i and whether o owns it whole.
 func (o owner) item(l []any, i int, item any) (*owner, bool) {
-	if o.set == nil {
-		return o.treeItem(l, i, item)
+	var child owner
+	if o.applied {
+		t, found, whole := o.appliedItem(l, i, item)
+		if whole {
+			return nil, true
+		}
+		if !found {
+			return nil, false
+		}
+		child = owner{tree: t, applied: true}
 	}
-	var found *owner
+	c, whole := o.setItem(i, item)
+	if whole || (o.applied && !isContainer(child.tree)) {
+		return nil, true
+	}
+	if c == nil && !o.applied {
+		return nil, false
+	}
+	child.set = c
+	return &child, false
+}
+
+// setItem returns the field set of list item i, or whether the set owns
+// it whole.
+func (o owner) setItem(i int, item any) (*fieldpath.Set, bool) {
+	if o.set == nil {
+		return nil, false
+	}
+	var found *fieldpath.Set
 	o.set.Children.Iterate(func(pe fieldpath.PathElement) {
 		if c, ok := o.set.Children.Get(pe); ok && matches(pe, i, item) {
-			found = &owner{set: c}
+			found = c
 		}
 	})
 	if found != nil {
@@ -213,31 +256,24 @@ func (o owner) item(l []any, i int, item any) (*owner, bool) {
 	return nil, whole
 }
 
-// treeItem matches a live list item with the applied list: by position
-// when the lists are as long, else by name; an unmatched list is owned
-// whole, so nothing of it is lost.
-func (o owner) treeItem(l []any, i int, item any) (*owner, bool) {
+// appliedItem finds a live list item in the applied list: by position
+// when the lists are as long, else by name. A list it cannot match is
+// owned whole, so that nothing of it is lost.
+func (o owner) appliedItem(l []any, i int, item any) (tree any, found, whole bool) {
 	applied, ok := o.tree.([]any)
 	if !ok {
-		return nil, false
+		return nil, false, true
 	}
 	if len(applied) == len(l) {
-		return ownerOf(applied[i])
+		return applied[i], true, false
 	}
 	name, _ := nameOf(item)
 	for _, a := range applied {
 		if n, ok := nameOf(a); ok && n == name {
-			return ownerOf(a)
+			return a, true, false
 		}
 	}
-	return nil, true
-}
-
-func ownerOf(applied any) (*owner, bool) {
-	if !isContainer(applied) {
-		return nil, true
-	}
-	return &owner{tree: applied}, false
+	return nil, false, true
 }
 
 func nameOf(v any) (string, bool) {

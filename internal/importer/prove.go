@@ -106,6 +106,7 @@ func (r *run) lower(ref object.Ref, path string, objs []importgen.Object, out *i
 		default:
 			return fmt.Errorf("import: %s (%s) renders differently from its YAML file at %s", ref, objs[i].Origin, path)
 		}
+		fmt.Fprintf(logOf(r.opts), "%s: its %s renders differently at %s; writing it as a %s\n", ref, out.Forms[i], path, objs[i].Max)
 		return nil
 	}
 	return fmt.Errorf("import: rendering the module gave %s, which was not imported (%s)", ref, path)
