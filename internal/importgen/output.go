@@ -142,9 +142,9 @@ func (g *gen) goFiles(out *Output, stmts []jen.Code, funcs []literalFunc, yamls 
 	pkg := packageName(g.in.App)
 	infra := newFile(pkg)
 	for _, line := range []string{
-		fmt.Sprintf("Package %s describes the %s app for Piceli. piceli import wrote it", pkg, g.in.App),
-		fmt.Sprintf("from %s; it is yours to edit. See the manifests it makes with", g.in.Source),
-		`"piceli render --spec release.toml".`,
+		fmt.Sprintf("Package %s describes the %s app for Piceli; piceli import wrote it", pkg, g.in.App),
+		fmt.Sprintf("from %s. It is yours to edit: \"piceli render --spec", g.in.Source),
+		`release.toml" shows the manifests it makes.`,
 	} {
 		infra.PackageComment(line)
 	}
