@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -45,6 +47,9 @@ func readLive(ctx context.Context, t Target, log io.Writer) ([]source, error) {
 	if t.Kubeconfig == "" || t.Context == "" || t.Namespace == "" {
 		return nil, refusef("import live needs --kubeconfig, --context and --namespace: piceli never uses $KUBECONFIG, ~/.kube/config or a current-context")
 	}
+	if defaultKubeconfig(t.Kubeconfig) {
+		return nil, refusef("kubeconfig %s is the default kubeconfig: piceli never uses it, so that nothing reaches a cluster by accident; write a kubeconfig file for this cluster", t.Kubeconfig)
+	}
 	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: t.AllowExec, WrapTransport: t.WrapTransport})
 	if err != nil {
 		return nil, err
@@ -62,6 +67,22 @@ func readLive(ctx context.Context, t Target, log io.Writer) ([]source, error) {
 		return nil, err
 	}
 	return prepare(items, t.Namespace), nil
+}
+
+// defaultKubeconfig reports whether path is $HOME/.kube/config, also
+// through symbolic links: release.toml refuses it, so import does too.
+func defaultKubeconfig(path string) bool {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return false
+	}
+	def := filepath.Join(home, ".kube", "config")
+	if absolute(path) == def {
+		return true
+	}
+	a, errA := filepath.EvalSymlinks(path)
+	b, errB := filepath.EvalSymlinks(def)
+	return errA == nil && errB == nil && a == b
 }
 
 // checkNamespace refuses a namespace that does not exist.

@@ -1,6 +1,7 @@
 package importgen
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,7 +20,21 @@ func Typed(u *unstructured.Unstructured) (obj runtime.Object, ok bool, err error
 		return nil, false, nil
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return nil, true, fmt.Errorf("%s does not fit k8s.io/api %T: %w", u.GetKind(), obj, err)
+		return nil, true, fmt.Errorf("%s does not fit its k8s.io/api type: %w", u.GetKind(), fieldError(u, obj, err))
 	}
 	return obj, true, nil
+}
+
+// fieldError names the field a conversion failed on, which the JSON
+// decoder says ("cannot unmarshal string into Go struct field
+// DeploymentSpec.spec.replicas of type int32") and the converter does not.
+func fieldError(u *unstructured.Unstructured, obj runtime.Object, err error) error {
+	data, merr := json.Marshal(u.Object)
+	if merr != nil {
+		return err
+	}
+	if jerr := json.Unmarshal(data, obj.DeepCopyObject()); jerr != nil {
+		return jerr
+	}
+	return err
 }
