@@ -7,9 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/pynenc/piceli/internal/importgen"
 	"github.com/pynenc/piceli/internal/manifest"
-	"github.com/pynenc/piceli/internal/object"
 )
 
 // source is one object to import and where it came from.
@@ -58,7 +56,7 @@ func filesOf(p string) ([]string, error) {
 	return files, err
 }
 
-// readFile reads one file's objects and checks each.
+// readFile reads one file's objects.
 func readFile(path string) ([]source, error) {
 	docs, err := manifest.ReadDocuments(path)
 	if err != nil {
@@ -72,21 +70,10 @@ func readFile(path string) ([]source, error) {
 				origin = fmt.Sprintf("%s item %d", origin, i)
 			}
 			forgetSecretValues(o.Object)
-			if err := check(origin, o.Object); err != nil {
-				return nil, err
-			}
 			out = append(out, source{origin: origin, obj: o.Object})
 		}
 	}
 	return out, nil
-}
-
-// check refuses an object of a typed kind that does not fit its type.
-func check(origin string, u *unstructured.Unstructured) error {
-	if _, _, err := importgen.Typed(u); err != nil {
-		return fmt.Errorf("%s: %s: %w", origin, object.RefOf(u), err)
-	}
-	return nil
 }
 
 // bare drops the path a *os.PathError repeats.

@@ -49,7 +49,7 @@ func (r *run) refOf(u *unstructured.Unstructured) object.Ref {
 func (r *run) object(s source) (importgen.Object, error) {
 	o := importgen.Object{Origin: s.origin, Manifest: s.obj}
 	if _, _, err := importgen.Typed(s.obj); err != nil {
-		return o, refuse(fmt.Errorf("%s: %w", s.origin, err))
+		return o, refuse(fmt.Errorf("%s: %s: %w", s.origin, object.RefOf(s.obj), err))
 	}
 	o.SkipLiteral = unknownFields(s.obj)
 	return o, nil

@@ -73,34 +73,28 @@ func lastAppliedTree(u *unstructured.Unstructured) any {
 }
 
 // ownFields prunes u, in place, to the fields some owner set: defaults the
-// server filled in and fields only the control plane wrote go. metadata
-// is always kept (it is cleaned separately).
+// server filled in and fields only the control plane wrote go. Of the
+// metadata only labels and annotations are pruned; the rest is cleaned
+// separately.
 func ownFields(u *unstructured.Unstructured, os []owner) {
 	if os == nil {
 		return
 	}
-	meta := u.Object["metadata"]
 	kept, _ := keep(u.Object, os).(map[string]any)
 	if kept == nil {
 		kept = map[string]any{}
 	}
+	meta, _ := u.Object["metadata"].(map[string]any)
+	own, _ := kept["metadata"].(map[string]any)
+	for _, f := range []string{"labels", "annotations"} {
+		if v, ok := own[f]; ok {
+			meta[f] = v
+		} else {
+			delete(meta, f)
+		}
+	}
 	kept["apiVersion"], kept["kind"], kept["metadata"] = u.Object["apiVersion"], u.Object["kind"], meta
 	u.Object = kept
-	pruneMetadata(u, os)
-}
-
-// pruneMetadata keeps the labels and annotations some owner set.
-func pruneMetadata(u *unstructured.Unstructured, os []owner) {
-	meta, _ := keep(map[string]any{"metadata": u.Object["metadata"]}, os).(map[string]any)
-	m, _ := meta["metadata"].(map[string]any)
-	orig := u.Object["metadata"].(map[string]any)
-	for _, f := range []string{"labels", "annotations"} {
-		if m == nil || m[f] == nil {
-			delete(orig, f)
-			continue
-		}
-		orig[f] = m[f]
-	}
 }
 
 // keep returns the part of v that some owner set, or nil when none did.

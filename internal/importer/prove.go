@@ -41,10 +41,10 @@ func (r *run) generate(ctx context.Context, objs []importgen.Object) (*Result, e
 		}
 		fmt.Fprintf(logOf(r.opts), "rendering the generated module to check it reproduces %d objects\n", len(objs))
 		done, err := r.check(ctx, dir, objs, out, want)
-		if err != nil || done {
-			if err != nil {
-				return nil, err
-			}
+		switch {
+		case err != nil:
+			return nil, err
+		case done:
 			return r.write(dir, objs, out)
 		}
 	}

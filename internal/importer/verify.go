@@ -6,8 +6,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
-	"strings"
 
 	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/object"
@@ -100,14 +98,4 @@ func firstDiff(path string, a, b any) string {
 		return "."
 	}
 	return path
-}
-
-// describe lists differences for an error, sorted.
-func describe(diffs map[object.Ref]string) string {
-	var lines []string
-	for ref, p := range diffs {
-		lines = append(lines, fmt.Sprintf("%s differs at %s", ref, p))
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "; ")
 }

@@ -71,7 +71,7 @@ func (g *gen) secret(d *decl, s *corev1.Secret) (built, bool, error) {
 		return built{}, false, nil
 	}
 	if err := g.checkSecret(s, keys); err != nil {
-		return built{}, false, fmt.Errorf("%s (%s): %w", d.ref, d.origin(), err)
+		return built{}, false, fmt.Errorf("%s (%s): %w", d.ref, d.src, err)
 	}
 	name, typ := s.Name, s.Type
 	labels := g.ownSecretLabels(s)

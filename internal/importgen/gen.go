@@ -23,9 +23,6 @@ func newGen(in Input) *gen {
 	return &gen{in: in, handles: handles{}, images: newImageNames(), ids: newIdentifiers()}
 }
 
-// origin names where d came from, for errors.
-func (d *decl) origin() string { return d.src }
-
 // decide gives every object its form: secrets and builder calls first, in
 // builderOrder, then literals, then files.
 func (g *gen) decide() error {
