@@ -18,7 +18,6 @@ app builders say an object exactly, k8s.io/api literals where they do not,
 YAML files for kinds without Go types. Secrets become declarations whose
 values the first plan imports from the cluster; no value is ever written.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newImportYAMLCmd(), newImportLiveCmd())
 	return cmd
