@@ -203,7 +203,7 @@ func (l *literal) slice(v reflect.Value) (jen.Code, error) {
 		}
 		items = append(items, c)
 	}
-	return typeExpr(v.Type()).Add(list(items)), nil
+	return typeExpr(v.Type()).Add(compact(items)), nil
 }
 
 // element writes a slice element or map value, eliding the type of a
@@ -261,9 +261,6 @@ func block(items []jen.Code) *jen.Statement {
 	}
 	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
 }
-
-// list writes a slice's elements, on one line when they are short.
-func list(items []jen.Code) *jen.Statement { return compact(items) }
 
 // compact writes {a, b} on one line when the items are few, short and
 // single-line, and one item a line otherwise.
