@@ -28,7 +28,7 @@ const (
 // ImportOptions say where an import goes and what it may run. Target is
 // required; for the zero value of every other field, see its comment.
 type ImportOptions struct {
-	Target string // TargetContainerd, TargetDocker, TargetSSHContainerd or TargetRegistry
+	Target string   // TargetContainerd, TargetDocker, TargetSSHContainerd or TargetRegistry
 	Images []string // names of images in the layout; empty means all
 	// Grants are the external tools the import may run; each target needs
 	// exactly its own (containerd: ctr; docker: docker; ssh-containerd: ssh;

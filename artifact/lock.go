@@ -36,8 +36,8 @@ type PinOptions struct {
 
 // PinResult says what Pin recorded.
 type PinResult struct {
-	Lock    string  // the lock file written
-	Inputs  []Input // every pinned input
+	Lock    string   // the lock file written
+	Inputs  []Input  // every pinned input
 	Changed []string // inputs added, changed or dropped since the previous lock
 }
 

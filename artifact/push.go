@@ -260,4 +260,3 @@ func (b *countingBody) count() int64 {
 	defer b.mu.Unlock()
 	return b.n
 }
-

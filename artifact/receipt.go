@@ -28,18 +28,18 @@ const (
 // names, digests, versions and counts, and an error text with every
 // environment value and credential removed.
 type Receipt struct {
-	Schema    string          `json:"schema"`
-	Layout    string          `json:"layout"`
-	Target    ReceiptTarget   `json:"target"`
-	Tools     []Tool          `json:"tools,omitempty"`
-	Images    []ReceiptImage  `json:"images"`
-	Blobs     []ReceiptBlob   `json:"blobs,omitempty"`
-	BytesSent int64           `json:"bytes_sent"`
-	Started   time.Time       `json:"started"`
-	Finished  time.Time       `json:"finished"`
-	Outcome   string          `json:"outcome"`
-	Error     string          `json:"error,omitempty"`
-	Path      string          `json:"-"` // where the receipt was written
+	Schema    string         `json:"schema"`
+	Layout    string         `json:"layout"`
+	Target    ReceiptTarget  `json:"target"`
+	Tools     []Tool         `json:"tools,omitempty"`
+	Images    []ReceiptImage `json:"images"`
+	Blobs     []ReceiptBlob  `json:"blobs,omitempty"`
+	BytesSent int64          `json:"bytes_sent"`
+	Started   time.Time      `json:"started"`
+	Finished  time.Time      `json:"finished"`
+	Outcome   string         `json:"outcome"`
+	Error     string         `json:"error,omitempty"`
+	Path      string         `json:"-"` // where the receipt was written
 }
 
 // ReceiptTarget says where an import went. Only the fields of its kind

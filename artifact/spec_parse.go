@@ -55,11 +55,11 @@ type rawImage struct {
 
 // knownBuildKeys lists the keys each table of build.toml accepts.
 var knownBuildKeys = map[string]string{
-	"":            "build, base, image",
-	"build":       "layout, lock, registry, epoch",
-	"base.*":      "layout, ref, files",
-	"image.*":     "repository, bases, go, files, entrypoint, cmd, user, workdir, env, ports, labels",
-	"base.*.files": "src, dst",
+	"":              "build, base, image",
+	"build":         "layout, lock, registry, epoch",
+	"base.*":        "layout, ref, files",
+	"image.*":       "repository, bases, go, files, entrypoint, cmd, user, workdir, env, ports, labels",
+	"base.*.files":  "src, dst",
 	"image.*.files": "src, dst",
 }
 
