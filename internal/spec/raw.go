@@ -32,6 +32,17 @@ type rawRelease struct {
 	ReadyTimeout        *string `toml:"ready_timeout"`
 }
 
+// rawImage is one [images] entry: a reference string, or an inline table
+// { build = "NAME", registry = "HOST" } naming an image of the build.toml
+// beside the spec. It keeps the value as decoded; images validates it.
+type rawImage struct{ value any }
+
+// UnmarshalTOML keeps the value for images to check.
+func (r *rawImage) UnmarshalTOML(v any) error {
+	r.value = v
+	return nil
+}
+
 type rawCheck struct {
 	Name *string  `toml:"name"`
 	HTTP *rawHTTP `toml:"http"`

@@ -19,8 +19,22 @@ type Spec struct {
 	Target  Target
 	Release Release
 	Images  map[string]string // image key -> reference, never nil
-	Values  map[string]string // value key -> value, never nil
-	Checks  []Check
+	// Builds are the [images] taken from a build: image key -> the image
+	// of the build.toml beside the spec. A key is in Images or
+	// here, not both; nil when there are none. The release resolves them
+	// to digests.
+	Builds map[string]ImageBuild
+	Values map[string]string // value key -> value, never nil
+	Checks []Check
+}
+
+// ImageBuild is an [images] entry written { build = "NAME" }: the image
+// NAME of the build.toml beside the spec, referenced by the digest its
+// layout holds. Registry, when set, replaces the layout's registry host in
+// the reference (for images pushed to a registry the nodes pull from).
+type ImageBuild struct {
+	Image    string
+	Registry string
 }
 
 // Target names the cluster a release goes to. Piceli never falls back to
