@@ -47,4 +47,3 @@ func Resolve(specPath, name, registry string) (string, error) {
 	}
 	return ref, nil
 }
-
