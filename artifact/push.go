@@ -205,8 +205,12 @@ func (t *countingTransport) observe(req *http.Request, resp *http.Response, sent
 
 func (t *countingTransport) blob(repo, digest string, size int64, action string, sent int64) {
 	key := repo + "@" + digest
-	if _, ok := t.seen[key]; !ok {
+	prev, ok := t.seen[key]
+	if !ok {
 		t.order = append(t.order, key)
+	}
+	if ok && prev.Action != "present" {
+		return // the check after an upload or a mount finds what they left
 	}
 	if size < 0 {
 		size = sent
