@@ -147,7 +147,7 @@ func writeEntry(tw *tar.Writer, e fileEntry, epoch time.Time) error {
 // or time in the gzip header.
 func compressLayer(tarBytes []byte) (*staticLayer, error) {
 	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
 	if err != nil {
 		return nil, err
 	}
