@@ -232,7 +232,7 @@ func compareInputs(pinned, now []Input) []Drift {
 func verifyPinned(ctx context.Context, s *Spec) (*Lock, []byte, error) {
 	data, err := os.ReadFile(s.Lock)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("build refused, nothing written: no lock file %s; run `piceli artifacts pin` to pin the inputs", s.Lock)
+		return nil, nil, refusedf("build refused, nothing written: no lock file %s; run `piceli artifacts pin` to pin the inputs", s.Lock)
 	}
 	lock, err := readLock(s.Lock)
 	if err != nil {
