@@ -97,7 +97,7 @@ func TestBuildIsIdenticalAcrossDirectories(t *testing.T) {
 // layer and its image; the shared base and the other images stay.
 func TestChangingOneInputChangesOnlyItsLayers(t *testing.T) {
 	spec, before := pinAndBuild(t)
-	src := filepath.Join(filepath.Dir(spec), "orders", "main.go")
+	src := filepath.Join(filepath.Dir(spec), "cmd", "orders", "main.go")
 	edit(t, src, `"orders service"`, `"orders service, version 2"`)
 	if _, err := artifact.Pin(t.Context(), spec, artifact.PinOptions{}); err != nil {
 		t.Fatal(err)
@@ -143,18 +143,18 @@ func TestBuildRefusesUnpinnedOrChangedInput(t *testing.T) {
 		want   string
 	}{
 		{"a changed source file is named with both digests", func(t *testing.T, dir string) {
-			edit(t, filepath.Join(dir, "catalog", "main.go"), `"catalog service"`, `"catalog, changed"`)
-		}, "file catalog/main.go changed since it was pinned (pinned sha256:"},
+			edit(t, filepath.Join(dir, "cmd", "catalog", "main.go"), `"catalog service"`, `"catalog, changed"`)
+		}, "file cmd/catalog/main.go changed since it was pinned (pinned sha256:"},
 		{"a new file in a pinned directory is not pinned", func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, "base", "etc", "hosts"), []byte("127.0.0.1 localhost\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, "file base/etc/hosts is not pinned"},
 		{"a new Go file of a service is not pinned", func(t *testing.T, dir string) {
-			if err := os.WriteFile(filepath.Join(dir, "gateway", "extra.go"), []byte("package main\n"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, "cmd", "gateway", "extra.go"), []byte("package main\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, "file gateway/extra.go is not pinned"},
+		}, "file cmd/gateway/extra.go is not pinned"},
 		{"a removed file is pinned but gone", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, "base", "etc", "group")); err != nil {
 				t.Fatal(err)

@@ -7,14 +7,14 @@ import (
 	"testing"
 )
 
-// Services copies examples/services (the three Go services, their base
-// files and build.toml, no lock) into a fresh module example.com/services
-// in dir, and returns the copy's build.toml.
+// Services copies examples/services (the three Go services of its module
+// in cmd/, their base files and build.toml, no lock) into dir, and returns
+// the copy's build.toml.
 func Services(t testing.TB, dir string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "..", "..", "examples", "services")
-	for _, rel := range []string{"build.toml", "base/etc/passwd", "base/etc/group", "catalog/main.go", "orders/main.go", "gateway/main.go"} {
+	for _, rel := range []string{"build.toml", "base/etc/passwd", "base/etc/group", "cmd/go.mod", "cmd/catalog/main.go", "cmd/orders/main.go", "cmd/gateway/main.go"} {
 		data, err := os.ReadFile(filepath.Join(src, rel))
 		if err != nil {
 			t.Fatal(err)
@@ -27,6 +27,5 @@ func Services(t testing.TB, dir string) string {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/services\n\ngo 1.26\n")
 	return filepath.Join(dir, "build.toml")
 }

@@ -74,7 +74,7 @@ func TestChangingOneServiceRollsOnlyItsDeployment(t *testing.T) {
 		t.Fatalf("a re-plan without changes is not a no-op: %v", again.Counts())
 	}
 
-	edit := filepath.Join(filepath.Dir(build), "orders", "main.go")
+	edit := filepath.Join(filepath.Dir(build), "cmd", "orders", "main.go")
 	data, _ := os.ReadFile(edit)
 	os.WriteFile(edit, []byte(strings.Replace(string(data), `"orders service"`, `"orders service v2"`, 1)), 0o644)
 	mustRun(t, "artifacts", "pin", "--spec", build)

@@ -46,10 +46,10 @@ func TestArtifactsRefusals(t *testing.T) {
 		t.Errorf("import without grant: exit %d, stderr %q", res.code, res.stderr)
 	}
 
-	os.WriteFile(filepath.Join(dir, "orders", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "cmd", "orders", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
 	before, _ := os.ReadFile(filepath.Join(layout, "index.json"))
 	res = run(t, "artifacts", "build", "--spec", spec)
-	if res.code != ExitRefused || !strings.Contains(res.stderr, "file orders/main.go changed since it was pinned") {
+	if res.code != ExitRefused || !strings.Contains(res.stderr, "file cmd/orders/main.go changed since it was pinned") {
 		t.Errorf("build after an unpinned change: exit %d, stderr %q", res.code, res.stderr)
 	}
 	if after, _ := os.ReadFile(filepath.Join(layout, "index.json")); string(after) != string(before) {
