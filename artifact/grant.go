@@ -52,6 +52,7 @@ type GrantError struct {
 	Tool   string
 }
 
+// Error names the missing grant and how to give it.
 func (e *GrantError) Error() string {
 	return fmt.Sprintf("import to %s runs %s, which is not granted; nothing was run: add --grant %s=PATH (for example --grant %s=%s)",
 		e.Target, e.Tool, e.Tool, e.Tool, exampleToolPath(e.Tool))

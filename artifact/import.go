@@ -79,7 +79,10 @@ type RegistryOptions struct {
 // options, a missing grant, a damaged layout.
 type RefusedError struct{ Err error }
 
+// Error is the refusal's message.
 func (e *RefusedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
 func (e *RefusedError) Unwrap() error { return e.Err }
 
 // IsRefused reports whether err refused work before any change: bad input

@@ -56,6 +56,7 @@ type CorruptError struct {
 	Problems []string
 }
 
+// Error names the layout and every damaged blob.
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("OCI layout %s is damaged: %s", e.Layout, strings.Join(e.Problems, "; "))
 }

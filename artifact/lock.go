@@ -185,6 +185,7 @@ type Drift struct {
 	Now    string
 }
 
+// String says how the input drifted, as the build's refusal does.
 func (d Drift) String() string {
 	switch {
 	case d.Pinned == "":
@@ -195,6 +196,7 @@ func (d Drift) String() string {
 	return fmt.Sprintf("%s changed since it was pinned (pinned %s, now %s)", d.Input, d.Pinned, d.Now)
 }
 
+// Error lists every drifted input and what to run next.
 func (e *InputError) Error() string {
 	lines := make([]string, len(e.Drift))
 	for i, d := range e.Drift {
