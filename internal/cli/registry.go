@@ -93,8 +93,12 @@ func newRegistryStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status [--dir .piceli-registry]",
 		Short: "Show the in-cluster registry release's latest run",
-		Long: `Show the registry release's latest run, as "piceli release status" does
-for the release written by "piceli registry install" into --dir.`,
+		Long: `Show how the in-cluster registry's release stands.
+
+Steps:
+  1. read the release that "piceli registry install" wrote into --dir
+  2. replay its latest run's journal (read-only) and print its status, as
+     "piceli release status" does`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := specFlag{spec: filepath.Join(dir, "release.toml")}
