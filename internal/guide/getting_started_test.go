@@ -3,6 +3,7 @@ package guide_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -52,6 +53,25 @@ func TestGettingStartedGuide(t *testing.T) {
 	env := append(os.Environ(), "PICELI_SANDBOX_DIR="+sandboxDir)
 	if _, err := guide.Run(ctx, "docs/getting-started.md", blocks, guide.RunOptions{Dir: copyDir, Env: env, Log: testLog{t}}); err != nil {
 		t.Fatal(err)
+	}
+
+	// The same guide, broken: a block that fails and a block whose output
+	// lacks its expected line are each reported at their line.
+	version := blocks[0] // make build; bin/piceli --version
+	if !strings.Contains(version.Script, "bin/piceli --version\n") {
+		t.Fatalf("the guide's first block no longer runs bin/piceli --version:\n%s", version.Script)
+	}
+	for name, b := range map[string]guide.Block{
+		"a failing command":     {Line: version.Line, Script: "bin/piceli --no-such-flag\n"},
+		"a missing output line": {Line: version.Line, Script: "bin/piceli --version\n", Expect: []string{"no such output"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := guide.Run(ctx, "docs/getting-started.md", []guide.Block{b}, guide.RunOptions{Dir: copyDir, Env: env})
+			want := fmt.Sprintf("docs/getting-started.md:%d: ", version.Line)
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("broken guide: %v; want an error starting %q", err, want)
+			}
+		})
 	}
 }
 
