@@ -13,11 +13,13 @@ import (
 	"github.com/pynenc/piceli/internal/readiness"
 )
 
-// ready waits until every object of a wave (deletes aside) is ready, or
-// the wave's timeout passes, or a stop is requested. CRDs that became
-// Established make the client forget its discovery cache, so later waves
-// resolve the new kinds.
+// ready waits until every object of a wave is ready, or the wave's timeout
+// passes, or a stop is requested. Deletes are not waited for, nor steps the
+// plan says not to wait for (Step.NoWait), each of which gets a
+// wait-skipped event. CRDs that became Established make the client forget
+// its discovery cache, so later waves resolve the new kinds.
 func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
+	r.skipWaits(n, nodes)
 	targets, refs, crds := r.readyTargets(nodes)
 	if len(targets) == 0 {
 		return nil
@@ -46,7 +48,7 @@ func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Ta
 	crds := false
 	for _, i := range nodes {
 		s := r.in.Plan.Steps[i]
-		if s.Action == plan.Delete {
+		if s.Action == plan.Delete || s.NoWait != "" {
 			continue
 		}
 		gv, _ := schema.ParseGroupVersion(s.APIVersion)
@@ -55,6 +57,18 @@ func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Ta
 		crds = crds || s.Ref.Kind == "CustomResourceDefinition"
 	}
 	return out, refs, crds
+}
+
+// skipWaits says, for each step of wave n that the plan does not wait for,
+// that its readiness is not awaited and why; the step itself was written
+// (or left unchanged) like any other.
+func (r *runner) skipWaits(n int, nodes []int) {
+	for _, i := range nodes {
+		s := r.in.Plan.Steps[i]
+		if s.NoWait != "" && s.Action != plan.Delete {
+			r.e.emit(progress.Event{Kind: progress.WaitSkipped, Wave: n, Ref: s.Ref.String(), Action: string(s.Action), Message: s.NoWait.Explain()})
+		}
+	}
 }
 
 // watchStop cancels a wait when a stop is requested; the returned function
