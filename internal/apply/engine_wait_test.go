@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -8,8 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/progress"
+	"github.com/pynenc/piceli/internal/readiness"
 )
 
 // loadBalancer returns a rendered LoadBalancer Service of the test
@@ -71,5 +74,33 @@ func TestApplySkipsTheWaitOfStepsThePlanDoesNotWaitFor(t *testing.T) {
 	wantSkipped := []progress.Event{{Kind: progress.WaitSkipped, Wave: 0, Ref: "Service/shop/lb", Action: "create", Message: `annotated piceli.dev/wait: "false"`}}
 	if diff := cmp.Diff(wantSkipped, skipped); diff != "" {
 		t.Errorf("wait-skipped events (-want +got):\n%s", diff)
+	}
+}
+
+// A LoadBalancer Service that is waited for and never gets an address
+// fails the run when the wave's timeout passes, with an error that names
+// it, says why and says how to skip its wait.
+func TestApplyTimeoutOnALoadBalancerSaysHowToSkipTheWait(t *testing.T) {
+	c := newFakeCluster()
+	e := newEngine(t, c, Options{ReadyTimeout: time.Second})
+	in := inputOf(t, []plan.Step{createStep(configMap("a", "1")), createStep(loadBalancer("lb"))}, []plan.Step{createStep(configMap("b", "1"))})
+
+	res, err := e.Apply(t.Context(), "run-1", in)
+	var nr *readiness.NotReadyError
+	if !errors.As(err, &nr) || !errors.Is(err, readiness.ErrTimeout) {
+		t.Fatalf("Apply() = %v, want a *readiness.NotReadyError that timed out", err)
+	}
+	if res.Status != journal.StatusFailed {
+		t.Errorf("Apply() status = %s, want failed", res.Status)
+	}
+	want := "wait for readiness: timed out after 1s:\n" +
+		"  Service/shop/lb in-progress: waiting for a load balancer ingress address\n" +
+		"    no load-balancer address was assigned: no load-balancer controller set status.loadBalancer.ingress (the cluster may run none)\n" +
+		`    to apply without waiting for it, annotate it piceli.dev/wait: "false" (app.NoWait() in a Go composition), or set wait = "none" under [release] in release.toml`
+	if err.Error() != want {
+		t.Errorf("Apply() error =\n%s\nwant\n%s", err, want)
+	}
+	if c.configMap("b") != nil {
+		t.Errorf("ConfigMap b of the next wave was written although its wave's wait failed")
 	}
 }

@@ -2,6 +2,8 @@ package apply
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -36,6 +38,27 @@ func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
 	}
 	if err == nil && crds {
 		r.e.Client.Mapper.Reset()
+	}
+	return withSkipHints(err)
+}
+
+// skipHint tells how to apply an object without waiting for it.
+var skipHint = fmt.Sprintf(`to apply without waiting for it, annotate it %s: "false" (app.NoWait() in a Go composition), or set wait = "none" under [release] in release.toml`, object.WaitAnnotation)
+
+// withSkipHints adds skipHint to the diagnosis of each object a timed-out
+// wait names whose readiness hangs on a part of the cluster that may be
+// missing (a load-balancer controller, a volume provisioner) rather than
+// on the release: a Service (only a LoadBalancer one is ever not ready)
+// and a PersistentVolumeClaim.
+func withSkipHints(err error) error {
+	var nr *readiness.NotReadyError
+	if !errors.As(err, &nr) || !errors.Is(err, readiness.ErrTimeout) {
+		return err
+	}
+	for i, o := range nr.Objects {
+		if o.Ref.Group == "" && (o.Ref.Kind == "Service" || o.Ref.Kind == "PersistentVolumeClaim") {
+			nr.Objects[i].Diagnosis = append(o.Diagnosis, skipHint)
+		}
 	}
 	return err
 }
