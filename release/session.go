@@ -97,6 +97,7 @@ func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 		Previous:            previous,
 		Owned:               owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
+		Wait:                rel.Wait,
 	}
 	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})
 	s.plan = p

@@ -30,6 +30,7 @@ type rawRelease struct {
 	Prune               bool    `toml:"prune"`
 	OnFailure           *string `toml:"on_failure"`
 	ReadyTimeout        *string `toml:"ready_timeout"`
+	Wait                *string `toml:"wait"`
 }
 
 // rawImage is one [images] entry: a reference string, or an inline table
@@ -65,7 +66,7 @@ type rawTCP struct {
 var knownKeys = map[string]string{
 	"":            "target, release, images, values, checks",
 	"target":      "kubeconfig, context, namespace, namespaces",
-	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout",
+	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout, wait",
 	"checks":      "name, http, tcp",
 	"checks.http": "service, port, path, expect_status",
 	"checks.tcp":  "service, port",

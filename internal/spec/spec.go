@@ -12,6 +12,13 @@ const (
 	OnFailureCompensate = "compensate"
 )
 
+// The readiness policies of [release] wait: the default for objects that
+// do not say otherwise with the piceli.dev/wait annotation.
+const (
+	WaitReady = "ready" // wait for each object to be ready before the next wave
+	WaitNone  = "none"  // apply in order, wait only for objects annotated "true"
+)
+
 // Spec is a validated release.toml. Every path in it is absolute.
 type Spec struct {
 	Path    string // the spec file, absolute
@@ -72,6 +79,10 @@ type Release struct {
 	// ReadyTimeout bounds the readiness wait of each apply wave; zero means
 	// the engine's default (5 minutes).
 	ReadyTimeout time.Duration
+	// Wait is the readiness policy of objects without a piceli.dev/wait
+	// annotation: WaitReady (the default) or WaitNone. The annotation of
+	// an object always beats it.
+	Wait string
 }
 
 // CompositionKind says how a composition is loaded.

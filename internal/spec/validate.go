@@ -169,6 +169,7 @@ func (p *parser) release(r rawRelease) Release {
 		Prune:               r.Prune,
 		OnFailure:           p.onFailure(r.OnFailure),
 		ReadyTimeout:        p.duration("release.ready_timeout", r.ReadyTimeout),
+		Wait:                p.wait(r.Wait),
 	}
 	p.releaseNames(rel)
 	if rel.AllowUnpinnedImages && rel.RequirePinnedImages {
@@ -182,6 +183,15 @@ func (p *parser) onFailure(v *string) string {
 	got := p.optional("release.on_failure", v, OnFailureStop)
 	if got != OnFailureStop && got != OnFailureCompensate {
 		p.errs.add("release.on_failure", "%q: want %q or %q", got, OnFailureStop, OnFailureCompensate)
+	}
+	return got
+}
+
+// wait checks release.wait, "ready" by default.
+func (p *parser) wait(v *string) string {
+	got := p.optional("release.wait", v, WaitReady)
+	if got != WaitReady && got != WaitNone {
+		p.errs.add("release.wait", "%q: want %q or %q", got, WaitReady, WaitNone)
 	}
 	return got
 }
