@@ -23,12 +23,12 @@ values the first plan imports from the cluster; no value is ever written.`,
 	return cmd
 }
 
-// importFlags are the flags both import commands take.
-type importFlags struct {
+// moduleImportFlags are the flags both piceli import commands take.
+type moduleImportFlags struct {
 	opts importer.Options
 }
 
-func (f *importFlags) register(cmd *cobra.Command) {
+func (f *moduleImportFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.opts.Out, "out", "", "directory of the new module (required)")
 	fl.StringVar(&f.opts.Name, "name", "", "app and release name (default: the app of objects Piceli made, else the namespace or the directory's name)")
@@ -38,7 +38,7 @@ func (f *importFlags) register(cmd *cobra.Command) {
 }
 
 // options completes the options for a run of cmd.
-func (f *importFlags) options(cmd *cobra.Command) importer.Options {
+func (f *moduleImportFlags) options(cmd *cobra.Command) importer.Options {
 	opts := f.opts
 	if opts.PiceliSource == "" {
 		opts.PiceliSource = sourceDir()
@@ -63,7 +63,7 @@ const importSteps = `
 Bad input is refused (exit code 2) before anything is written.`
 
 func newImportYAMLCmd() *cobra.Command {
-	var f importFlags
+	var f moduleImportFlags
 	cmd := &cobra.Command{
 		Use:   "yaml FILE_OR_DIR... --out DIR [--name APP] [--module PATH] [--force]",
 		Short: "Generate a typed Go module from manifest files",
@@ -89,7 +89,7 @@ Then: piceli render --spec DIR/release.toml`,
 }
 
 func newImportLiveCmd() *cobra.Command {
-	var f importFlags
+	var f moduleImportFlags
 	var t importer.Target
 	cmd := &cobra.Command{
 		Use:   "live --kubeconfig F --context C --namespace N [--select KIND/NAME,...] [--all-kinds] --out DIR",

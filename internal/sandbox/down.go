@@ -50,9 +50,11 @@ func (s *Sandbox) stop(ctx context.Context) (bool, error) {
 	if !isExecutable(s.bins.Path(BinKwokctl)) {
 		return true, fmt.Errorf("kwokctl missing from %s: %s", s.bins.Dir, BuildHint(s.bins.Dir))
 	}
+	// Own components first: they talk to the control plane, not it to them.
+	ownErr := s.stopOwn(ctx)
 	// kwokctl removes the context from the kubeconfig it is given and fails
 	// on an empty path: give it its own file, which it deletes anyway.
-	delErr := s.kwokctl(ctx, "delete", "cluster", "--name", s.layout.Name, "--kubeconfig", s.layout.kwokKubeconfig())
+	delErr := errors.Join(ownErr, s.kwokctl(ctx, "delete", "cluster", "--name", s.layout.Name, "--kubeconfig", s.layout.kwokKubeconfig()))
 	left, err := s.waitGone(ctx, procs)
 	if err != nil {
 		return true, errors.Join(delErr, err)

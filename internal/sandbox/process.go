@@ -29,16 +29,32 @@ func (p process) running() bool {
 	return p.start != "" && alive(p.PID) && startTime(p.PID) == p.start
 }
 
-// readProcesses lists the components kwokctl recorded in the pids directory
-// of clusterDir, sorted by component name. A missing directory means none.
+// readProcesses lists the sandbox's components: those kwokctl recorded in
+// the pids directory of clusterDir and the sandbox's own (see OwnDir),
+// sorted by component name. A missing directory means none.
 func readProcesses(clusterDir string) ([]process, error) {
-	dir := filepath.Join(clusterDir, "pids")
+	procs, err := readPIDDir(filepath.Join(clusterDir, "pids"), clusterDir)
+	if err != nil {
+		return nil, fmt.Errorf("read sandbox pids: %w", err)
+	}
+	own, err := readPIDDir(filepath.Join(clusterDir, ownDirName), clusterDir)
+	if err != nil {
+		return nil, fmt.Errorf("read own components: %w", err)
+	}
+	procs = append(procs, own...)
+	sort.Slice(procs, func(i, j int) bool { return procs[i].Component < procs[j].Component })
+	return procs, nil
+}
+
+// readPIDDir reads every NAME.pid file of dir. A process counts as running
+// only if its command line names clusterDir (see belongsTo).
+func readPIDDir(dir, clusterDir string) ([]process, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read sandbox pids: %w", err)
+		return nil, err
 	}
 	var procs []process
 	for _, e := range entries {
@@ -48,11 +64,11 @@ func readProcesses(clusterDir string) ([]process, error) {
 		}
 		raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("read sandbox pid of %s: %w", name, err)
+			return nil, fmt.Errorf("read pid of %s: %w", name, err)
 		}
 		pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
 		if err != nil {
-			return nil, fmt.Errorf("parse sandbox pid of %s: %w", name, err)
+			return nil, fmt.Errorf("parse pid of %s: %w", name, err)
 		}
 		p := process{Component: name, PID: pid}
 		if alive(pid) && belongsTo(pid, clusterDir) {
@@ -60,7 +76,6 @@ func readProcesses(clusterDir string) ([]process, error) {
 		}
 		procs = append(procs, p)
 	}
-	sort.Slice(procs, func(i, j int) bool { return procs[i].Component < procs[j].Component })
 	return procs, nil
 }
 

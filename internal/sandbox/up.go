@@ -56,6 +56,9 @@ func (s *Sandbox) up(ctx context.Context) (Info, error) {
 	if err := s.create(ctx); err != nil {
 		return Info{}, s.undo(err)
 	}
+	if err := s.startOwnComponents(ctx); err != nil {
+		return Info{}, s.undo(err)
+	}
 	info, err := s.ready(ctx, false)
 	if err != nil {
 		return Info{}, s.undo(err)
