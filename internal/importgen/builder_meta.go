@@ -6,6 +6,9 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/render"
 )
 
 // The labels every builder object carries (app.LabelName, LabelPartOf,
@@ -16,7 +19,9 @@ const (
 	labelManagedBy = "app.kubernetes.io/managed-by"
 	managedBy      = "piceli"
 	// secretKeysAnnotation is app.AnnotationSecretKeys.
-	secretKeysAnnotation = "piceli.dev/secret-keys"
+	secretKeysAnnotation = render.SecretKeysAnnotation
+	// waitAnnotation is app.AnnotationWait; "false" is app.NoWait().
+	waitAnnotation = object.WaitAnnotation
 )
 
 // builderLabels are the labels a builder gives an object of component.
@@ -55,9 +60,15 @@ func (g *gen) takeTemplateMeta(m *metav1.ObjectMeta, name, component string) boo
 	return true
 }
 
+// annotationOptions writes app.Annotation for each annotation, sorted by
+// key, and app.NoWait for the annotation it writes.
 func annotationOptions(annotations map[string]string) []jen.Code {
 	var opts []jen.Code
 	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		if k == waitAnnotation && annotations[k] == "false" {
+			opts = append(opts, appCall("NoWait"))
+			continue
+		}
 		opts = append(opts, appCall("Annotation", jen.Lit(k), str(annotations[k])))
 	}
 	return opts

@@ -84,6 +84,21 @@ func setContainer(u *unstructured.Unstructured, field, value string) {
 	_ = unstructured.SetNestedSlice(u.Object, cs, "spec", "template", "spec", "containers")
 }
 
+// TestNoWaitComesBackAsNoWait: the annotation app.NoWait writes is read
+// back as app.NoWait, not as a raw annotation.
+func TestNoWaitComesBackAsNoWait(t *testing.T) {
+	a := app.New("demo")
+	a.Deployment("web", app.Image("nginx:1.27"), app.NoWait())
+	c, err := a.Composition(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := generate(t, []*unstructured.Unstructured{c.Objects()[0].Object.DeepCopy()}, "")
+	if infra := string(out.Files["infra.go"]); out.Forms[0] != importgen.Builder || !strings.Contains(infra, "app.NoWait()") || strings.Contains(infra, app.AnnotationWait) {
+		t.Errorf("form %s; infra.go:\n%s\nwant a builder call with app.NoWait()", out.Forms[0], infra)
+	}
+}
+
 // TestMaxLowersTheForm: the importer's lowering is obeyed.
 func TestMaxLowersTheForm(t *testing.T) {
 	out := generate(t, webApp(t), importgen.File)

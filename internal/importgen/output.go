@@ -149,7 +149,7 @@ func (g *gen) goFiles(out *Output, stmts []jen.Code, funcs []literalFunc, yamls 
 		infra.PackageComment(line)
 	}
 	infra.Add(g.build(stmts, funcs, yamls))
-	if err := render(out, "infra.go", infra); err != nil {
+	if err := renderFile(out, "infra.go", infra); err != nil {
 		return err
 	}
 	byFile := map[string]*jen.File{}
@@ -163,7 +163,7 @@ func (g *gen) goFiles(out *Output, stmts []jen.Code, funcs []literalFunc, yamls 
 		file.Add(f.code).Line()
 	}
 	for _, n := range names {
-		if err := render(out, n, byFile[n]); err != nil {
+		if err := renderFile(out, n, byFile[n]); err != nil {
 			return err
 		}
 	}
@@ -209,8 +209,8 @@ func newFile(pkg string) *jen.File {
 	return f
 }
 
-// render formats f into out.Files[name].
-func render(out *Output, name string, f *jen.File) error {
+// renderFile formats f into out.Files[name].
+func renderFile(out *Output, name string, f *jen.File) error {
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
