@@ -32,9 +32,9 @@ func (f *forward) serve(c net.Conn, p *port) {
 		c.Close()
 		return
 	}
-	if msg := t.serve(c, p.port); msg != "" {
+	t.serve(c, p.port, func(msg string) {
 		f.s.emit(Event{Kind: ConnectionError, Namespace: f.namespace, Service: f.service, Port: p.port, PortName: p.name, Pod: t.pod, Reason: msg})
-	}
+	})
 }
 
 // tunnelFor returns the tunnel in use, waiting up to d for one.

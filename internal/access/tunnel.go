@@ -39,10 +39,11 @@ func (t *tunnel) requestID() string {
 }
 
 // serve copies between local and the pod's port behind servicePort until
-// either side ends, then closes local. It returns the message the pod side
-// sent on the error stream (the app refused the connection, say), or "".
-// Every goroutine it starts has ended when it returns.
-func (t *tunnel) serve(local net.Conn, servicePort int32) string {
+// either side ends. What the pod side sent on the error stream (the app
+// refused the connection, say) goes to report before local is closed, so
+// whoever sees the connection end can already know why. Every goroutine
+// serve starts has ended when it returns.
+func (t *tunnel) serve(local net.Conn, servicePort int32, report func(msg string)) {
 	defer local.Close()
 	headers := http.Header{}
 	headers.Set(corev1.StreamType, corev1.StreamTypeError)
@@ -50,7 +51,8 @@ func (t *tunnel) serve(local net.Conn, servicePort int32) string {
 	headers.Set(corev1.PortForwardRequestIDHeader, t.requestID())
 	errStream, err := t.conn.CreateStream(headers)
 	if err != nil {
-		return "create error stream: " + err.Error()
+		report("create error stream: " + err.Error())
+		return
 	}
 	errStream.Close() // nothing is written to it
 	defer t.conn.RemoveStreams(errStream)
@@ -64,15 +66,19 @@ func (t *tunnel) serve(local net.Conn, servicePort int32) string {
 	if err != nil {
 		errStream.Reset()
 		<-errc
-		return "create data stream: " + err.Error()
+		report("create data stream: " + err.Error())
+		return
 	}
 	defer t.conn.RemoveStreams(data)
 	copyBoth(local, data)
-	return waitErrorStream(errStream, errc)
+	if msg := waitErrorStream(errStream, errc); msg != "" {
+		report(msg)
+	}
 }
 
 // copyBoth copies in both directions until the pod side ends or the local
-// side fails, then discards what is left, and waits for both copies.
+// side fails, then discards what is left, and waits for both copies. It
+// leaves local open (unreadable) for the caller to close.
 func copyBoth(local net.Conn, data httpstream.Stream) {
 	remoteDone, localDone := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -91,8 +97,7 @@ func copyBoth(local net.Conn, data httpstream.Stream) {
 		<-remoteDone
 	}
 	data.Reset()
-	local.Close()
-	<-remoteDone
+	local.SetReadDeadline(time.Now()) // ends the local-to-pod copy
 	<-localDone
 }
 
