@@ -11,6 +11,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/check"
+	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/progress"
@@ -23,6 +24,10 @@ import (
 // output, a Job's logs) and why it failed. No secret value of the release
 // is in it, in any encoding, and request headers never are.
 type CheckResult = journal.Check
+
+// RevisionChecks is what the run a revision records found of the
+// release's checks: their results, or that they were skipped and why.
+type RevisionChecks = history.Checks
 
 // ChecksFailedError says which checks failed: from Check, or wrapped in the
 // *RunFailedError of a run whose checks failed.
