@@ -103,12 +103,30 @@ func NewRedactor(values [][]byte) Redactor {
 			url.QueryEscape(s), jsonEscape(s)} {
 			add(form)
 		}
+		for _, inner := range base64Inner(v) {
+			add(inner)
+		}
 		for line := range strings.SplitSeq(s, "\n") {
 			add(strings.TrimSpace(line))
 		}
 	}
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return Redactor{needles: out}
+}
+
+// base64Inner returns the base64 characters v fixes wherever it starts
+// inside a longer base64 text (one form per offset modulo three, in both
+// alphabets), so a value encoded as part of a larger blob is found too.
+func base64Inner(v []byte) []string {
+	var out []string
+	for off := range 3 {
+		enc := base64.StdEncoding.EncodeToString(append(make([]byte, off), v...))
+		from, to := 4*((off+2)/3), 4*((off+len(v))/3)
+		if from < to {
+			out = append(out, enc[from:to], strings.NewReplacer("+", "-", "/", "_").Replace(enc[from:to]))
+		}
+	}
+	return out
 }
 
 // Redact returns text with every secret value replaced by Redacted.
