@@ -155,7 +155,7 @@ func accessRequest(svc *unstructured.Unstructured, ports map[string]int, used ma
 	list, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
 	for _, p := range list {
 		m, _ := p.(map[string]any)
-		num, _, _ := unstructured.NestedInt64(m, "port")
+		num := number(m["port"])
 		name, _, _ := unstructured.NestedString(m, "name")
 		port := access.Port{Name: name, Port: int32(num)}
 		keys := []string{svc.GetName() + ":" + strconv.Itoa(int(num))}
@@ -173,6 +173,20 @@ func accessRequest(svc *unstructured.Unstructured, ports map[string]int, used ma
 		req.Ports = append(req.Ports, port)
 	}
 	return req
+}
+
+// number reads a port number as a manifest holds it: int64 as the API and
+// the composition give it, float64 as a revision file decodes it.
+func number(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	}
+	return 0
 }
 
 func listOrNone(names []string) string {
