@@ -121,6 +121,18 @@ func checksSummary(c *release.RevisionChecks) string {
 	return "checks" + runChecks(c.Results)
 }
 
+// checksColumn is a revision's checks in a table: "2 passed", "1 of 2
+// failed", "skipped" or "-".
+func checksColumn(c *release.RevisionChecks) string {
+	switch {
+	case c == nil || (!c.Skipped && len(c.Results) == 0):
+		return "-"
+	case c.Skipped:
+		return "skipped"
+	}
+	return strings.TrimPrefix(runChecks(c.Results), ": ")
+}
+
 // runChecks lists check results briefly: ": 2 passed, 1 failed (api)".
 func runChecks(cs []release.CheckResult) string {
 	if len(cs) == 0 {
