@@ -190,7 +190,7 @@ func TestJobChecks(t *testing.T) {
 			want{pass: true, attempts: 1, excerpt: "container check:\nmigrating\nschema at version 7"}},
 		{"a copy of a composition Job passes", spec.Check{Name: "migrate", Timeout: time.Minute, Job: &spec.JobCheck{From: "migrate"}},
 			want{pass: true, attempts: 1, excerpt: "container migrate:\nmigrating"}},
-		{"a Job whose pod cannot start fails with why", spec.Check{Name: "stuck", Timeout: 2 * time.Second, Job: &spec.JobCheck{Image: "example.invalid/x:1", Annotations: stuck}},
+		{"a Job whose pod cannot start fails with why", spec.Check{Name: "stuck", Timeout: 5 * time.Second, Job: &spec.JobCheck{Image: "example.invalid/x:1", Annotations: stuck}},
 			want{attempts: 1, inError: "failed: DeadlineExceeded: Job was active longer than specified deadline (pod "}},
 		{"an unknown composition Job fails", spec.Check{Name: "nope", Timeout: time.Minute, Job: &spec.JobCheck{From: "nope"}},
 			want{attempts: 1, inError: `the composition declares no Job "nope"`}},
