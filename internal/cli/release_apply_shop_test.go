@@ -70,11 +70,18 @@ func TestApplyShopEndToEnd(t *testing.T) {
 // forwardShop makes kwok send the port-forwards of the shop's front end
 // (port 80) and API (port 8080) pods to loopback servers answering 200 to
 // every request, standing in for the containers the shop's checks reach.
-func forwardShop(t *testing.T, sb *sandboxtest.Sandbox, ns string) {
+// It returns a function that stops making them for new pods.
+func forwardShop(t *testing.T, sb *sandboxtest.Sandbox, ns string) (stop func()) {
 	t.Helper()
+	var stops []func()
 	for name, port := range map[string]int32{"web": 80, "api": 8080} {
 		srv := sandboxtest.LoopbackHTTP(t)
-		sb.OnEveryPod(t, ns, sandboxtest.PodRule{Selector: map[string]string{"app.kubernetes.io/name": name}, Port: port, Target: srv.Addr})
+		stops = append(stops, sb.OnEveryPod(t, ns, sandboxtest.PodRule{Selector: map[string]string{"app.kubernetes.io/name": name}, Port: port, Target: srv.Addr}))
+	}
+	return func() {
+		for _, s := range stops {
+			s()
+		}
 	}
 }
 

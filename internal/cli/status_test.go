@@ -23,7 +23,7 @@ func TestStatusReportsTheShopReady(t *testing.T) {
 	sb := sandboxtest.Cluster(t)
 	r := shopRelease(t, sb)
 	persistentVolumeFor(t, sb, r.ns, "data-db-0", "5Gi")
-	forwardShop(t, sb, r.ns)
+	stopForwards := forwardShop(t, sb, r.ns)
 	p := r.plan(t)
 	r.apply(t, p)
 
@@ -45,6 +45,7 @@ func TestStatusReportsTheShopReady(t *testing.T) {
 			t.Errorf("status: exit %d, stdout does not show %q:\n%s", text.code, want, text.stdout)
 		}
 	}
+	stopForwards() // its polling would be in the request log too
 	assertListsOnly(t, r)
 }
 

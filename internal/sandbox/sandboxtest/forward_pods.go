@@ -24,28 +24,28 @@ type PodRule struct {
 	Logs     string
 }
 
-// OnEveryPod applies rule, until the test ends, to every pod of namespace
-// that matches it, as each appears (polling every 100ms): for a pod a
-// controller creates, kwok's port-forward and logs objects must name it.
-// It returns a function reporting the pods ruled so far.
-func (s *Sandbox) OnEveryPod(t testing.TB, namespace string, rule PodRule) func() []string {
+// OnEveryPod applies rule, until the test ends or the returned function
+// is called, to every pod of namespace that matches it, as each appears
+// (polling every 100ms): for a pod a controller creates, kwok's
+// port-forward and logs objects must name it. The returned function stops
+// the polling and waits for it to end, so a test that inspects the
+// requests a command sends can keep the rule's own out of them; the kwok
+// objects already made stay.
+func (s *Sandbox) OnEveryPod(t testing.TB, namespace string, rule PodRule) (stop func()) {
 	t.Helper()
 	if rule.Port != 0 && !rule.Target.Addr().IsLoopback() {
 		t.Fatalf("port-forward target %s is not loopback; the sandbox only sends traffic to 127.0.0.1/::1", rule.Target)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var (
-		mu   sync.Mutex
-		done = map[string]bool{}
-		wg   sync.WaitGroup
-	)
+	done := map[string]bool{} // pods ruled; only the polling goroutine uses it
+	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			s.rulePods(ctx, t, namespace, rule, &mu, done)
+			s.rulePods(ctx, t, namespace, rule, done)
 			select {
 			case <-ctx.Done():
 				return
@@ -53,29 +53,20 @@ func (s *Sandbox) OnEveryPod(t testing.TB, namespace string, rule PodRule) func(
 			}
 		}
 	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	return func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		var out []string
-		for name := range done {
-			out = append(out, name)
-		}
-		return out
-	}
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
+	t.Cleanup(stop)
+	return stop
 }
 
 // rulePods creates the kwok objects for matching pods not ruled yet.
-func (s *Sandbox) rulePods(ctx context.Context, t testing.TB, namespace string, rule PodRule, mu *sync.Mutex, done map[string]bool) {
+func (s *Sandbox) rulePods(ctx context.Context, t testing.TB, namespace string, rule PodRule, done map[string]bool) {
 	list, err := s.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(rule.Selector).String()})
 	if err != nil {
 		return // the test's own waits report a cluster that stopped answering
 	}
 	for _, p := range list.Items {
-		mu.Lock()
-		seen := done[p.Name]
-		mu.Unlock()
-		if seen {
+		if done[p.Name] {
 			continue
 		}
 		if rule.Port != 0 {
@@ -88,8 +79,6 @@ func (s *Sandbox) rulePods(ctx context.Context, t testing.TB, namespace string, 
 				t.Errorf("create Logs for Pod/%s/%s: %v", namespace, p.Name, err)
 			}
 		}
-		mu.Lock()
 		done[p.Name] = true
-		mu.Unlock()
 	}
 }
