@@ -41,7 +41,8 @@ Steps:
      plan touches (status churn is not a change)
   4. take the release's Lease in the cluster, naming this holder
   5. for each wave: journal the intents, server-side apply (never forced),
-     journal each outcome, wait for readiness
+     journal each outcome, wait for readiness (except for the objects the
+     plan lists as not waited for: piceli.dev/wait, [release] wait)
   6. run the spec's checks in order, each journaled (--skip-checks: none,
      and the revision says so); a failing check fails the run (exit 1),
      and with [release] on_failure = "rollback" the release is rolled back
