@@ -59,6 +59,10 @@ func (e *ApprovalRequiredError) Error() string {
 type RunFailedError struct {
 	Result *Result
 	Err    error
+	// Rollback is how the automatic rollback after the failure went, when
+	// the spec asks for one ([release] on_failure = "rollback"); nil
+	// otherwise.
+	Rollback *AutoRollback
 }
 
 func (e *RunFailedError) Error() string {

@@ -33,7 +33,11 @@ func (r *Release) Resume(ctx context.Context, opts RunOptions) (*Result, error) 
 	rs := runSpec{run: run, start: (*apply.Engine).Resume, input: func(ctx context.Context) (apply.Input, error) {
 		return s.resumeInput(ctx, run, opts.AllowReplace)
 	}}
-	return s.execute(ctx, rs, opts)
+	res, err := s.execute(ctx, rs, opts)
+	if _, isRollback := apply.RollbackOf(source); !isRollback {
+		err = r.rollbackAfter(ctx, err, opts)
+	}
+	return res, err
 }
 
 // prepareSource gives the session the objects a run of source applies:

@@ -35,6 +35,14 @@ type Options struct {
 	// RequestStop from another process does (the first Ctrl-C). Nil never
 	// fires.
 	Stop <-chan struct{}
+	// Checks run in order after the last wave is ready, before the run
+	// is recorded as a revision; one that fails fails the run (see
+	// ChecksFailedError). Their results are journaled and kept in the
+	// revision.
+	Checks []Check
+	// SkipChecks, when set, says why Checks are not run this time: the
+	// journal and the revision record that they were skipped and why.
+	SkipChecks string
 }
 
 // Engine runs approved plans against one cluster. The caller holds the

@@ -28,6 +28,7 @@ func TestApplyShopEndToEnd(t *testing.T) {
 	// The sandbox has no storage provisioner: a volume bound in advance to
 	// the StatefulSet's claim lets its pod schedule.
 	persistentVolumeFor(t, sb, r.ns, "data-db-0", "5Gi")
+	forwardShop(t, sb, r.ns)
 
 	p := r.plan(t)
 	if n := p.Counts()[plan.Create]; n < 20 {
@@ -36,6 +37,11 @@ func TestApplyShopEndToEnd(t *testing.T) {
 	res := r.apply(t, p)
 	if !strings.Contains(res.stderr, "finished: revision 1") {
 		t.Errorf("apply stderr does not report revision 1:\n%s", res.stderr)
+	}
+	for _, check := range []string{"store front", "api health"} {
+		if !strings.Contains(res.stderr, "check "+check+" (http): passed") {
+			t.Errorf("apply stderr does not report check %q passing:\n%s", check, res.stderr)
+		}
 	}
 	r.assertFinished(t, p)
 
@@ -57,6 +63,24 @@ func TestApplyShopEndToEnd(t *testing.T) {
 		}
 		if s.Ref.Kind == "Deployment" && !available(live) {
 			t.Errorf("%s is not Available: %v", s.Ref, live.Object["status"])
+		}
+	}
+}
+
+// forwardShop makes kwok send the port-forwards of the shop's front end
+// (port 80) and API (port 8080) pods to loopback servers answering 200 to
+// every request, standing in for the containers the shop's checks reach.
+// It returns a function that stops making them for new pods.
+func forwardShop(t *testing.T, sb *sandboxtest.Sandbox, ns string) (stop func()) {
+	t.Helper()
+	var stops []func()
+	for name, port := range map[string]int32{"web": 80, "api": 8080} {
+		srv := sandboxtest.LoopbackHTTP(t)
+		stops = append(stops, sb.OnEveryPod(t, ns, sandboxtest.PodRule{Selector: map[string]string{"app.kubernetes.io/name": name}, Port: port, Target: srv.Addr}))
+	}
+	return func() {
+		for _, s := range stops {
+			s()
 		}
 	}
 }

@@ -19,6 +19,12 @@ const (
 	RunFinished  Kind = "run-finished"  // Run, Status, Revision, Error
 )
 
+// The kinds of event of a run's checks, which run after its last wave.
+const (
+	CheckStarted  Kind = "check-started"  // Check, What (its kind)
+	CheckFinished Kind = "check-finished" // Check, What, Result (passed or failed), DurationMS, Error
+)
+
 // Event is one thing a run did. Only the fields its Kind names are set; the
 // rest are zero and left out of JSON. Events carry object references,
 // actions and counts, never object contents, so no Secret value can reach
@@ -46,6 +52,11 @@ type Event struct {
 	Total   int      `json:"total,omitempty"`
 	Names   []string `json:"names,omitempty"`
 	What    string   `json:"what,omitempty"`
+
+	// Check names a post-release check (check-started, check-finished);
+	// DurationMS is how long it took, every attempt included.
+	Check      string `json:"check,omitempty"`
+	DurationMS int64  `json:"durationMs,omitempty"`
 
 	Status   string `json:"status,omitempty"`   // how a run ended: finished, failed, stopped, compensated
 	Revision int    `json:"revision,omitempty"` // the revision a finished run became

@@ -10,6 +10,7 @@ const DefaultStateDir = ".piceli-release"
 const (
 	OnFailureStop       = "stop"
 	OnFailureCompensate = "compensate"
+	OnFailureRollback   = "rollback"
 )
 
 // The readiness policies of [release] wait: the default for objects that
@@ -74,7 +75,9 @@ type Release struct {
 	// unless the live object is annotated piceli.dev/prune: "allow".
 	Prune bool
 	// OnFailure is what a failed apply does: OnFailureStop (the default)
-	// leaves it resumable, OnFailureCompensate undoes its completed steps.
+	// leaves it resumable, OnFailureCompensate undoes its completed steps,
+	// OnFailureRollback leaves it failed and rolls the release back to its
+	// latest revision. A failing check fails the run like a failing wave.
 	OnFailure string
 	// ReadyTimeout bounds the readiness wait of each apply wave; zero means
 	// the engine's default (5 minutes).
@@ -104,26 +107,4 @@ type Composition struct {
 	Kind CompositionKind
 	File string
 	Func string
-}
-
-// Check is a post-release check: exactly one of HTTP and TCP is set.
-// Checks are validated here and run elsewhere.
-type Check struct {
-	Name string
-	HTTP *HTTPCheck
-	TCP  *TCPCheck
-}
-
-// HTTPCheck requests Path on a Service port and expects a status code.
-type HTTPCheck struct {
-	Service      string
-	Port         int
-	Path         string // starts with "/"; defaults to "/"
-	ExpectStatus int    // 100-599; defaults to 200
-}
-
-// TCPCheck opens a connection to a Service port.
-type TCPCheck struct {
-	Service string
-	Port    int
 }

@@ -61,8 +61,10 @@ func TestParseGood(t *testing.T) {
 		Images: map[string]string{"web": "docker.io/library/nginx@" + digest},
 		Values: map[string]string{"greeting": "hi"},
 		Checks: []Check{
-			{Name: "home page", HTTP: &HTTPCheck{Service: "web", Port: 80, Path: "/", ExpectStatus: 200}},
-			{Name: "tcp", TCP: &TCPCheck{Service: "web", Port: 80}},
+			{Name: "home page", Timeout: DefaultHTTPTimeout, Retries: DefaultNetworkRetries, Backoff: DefaultBackoff,
+				HTTP: &HTTPCheck{Service: "web", Port: 80, Path: "/", ExpectStatus: 200, Method: "GET"}},
+			{Name: "tcp", Timeout: DefaultTCPTimeout, Retries: DefaultNetworkRetries, Backoff: DefaultBackoff,
+				TCP: &TCPCheck{Service: "web", Port: 80}},
 		},
 	}
 	if diff := cmp.Diff(want, s); diff != "" {
@@ -141,8 +143,8 @@ func TestParseBad(t *testing.T) {
 			[]string{`release.toml:22: checks[1].tcp.port: wrong type: want integer, have string`}},
 		{"malformed TOML names the line", `name = "hello"`, `name = "hello`,
 			[]string{`release.toml:7: invalid TOML: `}},
-		{"a check without http or tcp is refused", `http = { service = "web", port = 80, path = "/" }`, ``,
-			[]string{`release.toml:16: checks[0]: check "home page" sets neither http nor tcp`}},
+		{"a check without a kind is refused", `http = { service = "web", port = 80, path = "/" }`, ``,
+			[]string{`release.toml:16: checks[0]: check "home page" sets 0 of http, tcp, command and job; set exactly one`}},
 		{"a check port out of range names the check", `port = 80, path`, `port = 0, path`,
 			[]string{`release.toml:18: checks[0].http.port: check "home page": port 0 must be within 1-65535`}},
 		{"a check path without a slash is refused", `path = "/"`, `path = "health"`,
@@ -242,7 +244,7 @@ func TestParseRefusesBadFailurePolicyAndTimeout(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	src := strings.Replace(good, `name = "hello"`, "name = \"hello\"\non_failure = \"retry\"\nready_timeout = \"soon\"", 1)
 	_, err := Parse("release.toml", []byte(src))
-	for _, want := range []string{`release.on_failure: "retry": want "stop" or "compensate"`, `release.ready_timeout: "soon": want a positive duration`} {
+	for _, want := range []string{`release.on_failure: "retry": want "stop", "compensate" or "rollback"`, `release.ready_timeout: "soon": want a positive duration`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse() error = %v, want it to contain %q", err, want)
 		}

@@ -24,7 +24,7 @@ func (p *parser) spec(abs string, d *decoded) *Spec {
 	for k, v := range d.values {
 		s.Values[k] = v
 	}
-	s.Checks = p.checks(d.checks)
+	s.Checks = p.checks(d.checks, s)
 	return s
 }
 
@@ -181,8 +181,8 @@ func (p *parser) release(r rawRelease) Release {
 // onFailure checks release.on_failure, "stop" by default.
 func (p *parser) onFailure(v *string) string {
 	got := p.optional("release.on_failure", v, OnFailureStop)
-	if got != OnFailureStop && got != OnFailureCompensate {
-		p.errs.add("release.on_failure", "%q: want %q or %q", got, OnFailureStop, OnFailureCompensate)
+	if got != OnFailureStop && got != OnFailureCompensate && got != OnFailureRollback {
+		p.errs.add("release.on_failure", "%q: want %q, %q or %q", got, OnFailureStop, OnFailureCompensate, OnFailureRollback)
 	}
 	return got
 }
