@@ -47,6 +47,7 @@ func (s *Sandbox) Up(ctx context.Context) (Info, error) {
 func (s *Sandbox) up(ctx context.Context) (Info, error) {
 	if s.healthy(ctx) {
 		stepf(s.opts.Progress, "sandbox %q is already running", s.layout.Name)
+		s.noteMissingAgent()
 		return s.ready(ctx, true)
 	}
 	if err := s.clearStale(ctx); err != nil {
