@@ -1,20 +1,34 @@
 package sandbox_test
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"io/fs"
+	"net"
 	"os"
+	"slices"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pynenc/piceli/internal/sandbox"
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
-// Down leaves no process of the sandbox behind and removes its kubeconfig; a
-// second Down has nothing to stop.
+// Down leaves no process, listener, mount or volume of the sandbox behind,
+// the agent's included, and removes its kubeconfig; a second Down has
+// nothing to stop.
 func TestDownLeavesNoProcess(t *testing.T) {
 	sb := openExtra(t)
 	info := up(t, sb)
 	before := status(t, sb)
+	if !slices.Contains(componentNames(before), sandbox.AgentName) {
+		t.Fatalf("components = %v; want %s among them", componentNames(before), sandbox.AgentName)
+	}
+	volume := provisionOne(t, info)
 
 	stopped, err := sb.Down(t.Context())
 	if err != nil || !stopped {
@@ -24,10 +38,22 @@ func TestDownLeavesNoProcess(t *testing.T) {
 		if !gone(c.PID) {
 			t.Errorf("%s (pid %d) still running after Down", c.Name, c.PID)
 		}
+		for _, addr := range c.Listen {
+			if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				conn.Close()
+				t.Errorf("%s's address %s still accepts connections after Down", c.Name, addr)
+			}
+		}
 	}
 	left, err := sandbox.ProcessesOf(sb.Layout().ClusterDir())
 	if err != nil || len(left) > 0 {
 		t.Errorf("processes running from %s after Down = %v, %v; want none", sb.Layout().ClusterDir(), left, err)
+	}
+	if mounts, err := os.ReadFile("/proc/self/mountinfo"); err != nil || bytes.Contains(mounts, []byte(sb.Layout().Dir)) {
+		t.Errorf("mounts under %s after Down (or unreadable: %v):\n%s", sb.Layout().Dir, err, mounts)
+	}
+	if _, err := os.Stat(volume); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("volume directory %s after Down: stat error %v, want not exist", volume, err)
 	}
 	if _, err := os.Stat(info.Kubeconfig); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("kubeconfig %s after Down: stat error %v, want not exist", info.Kubeconfig, err)
@@ -38,4 +64,34 @@ func TestDownLeavesNoProcess(t *testing.T) {
 	if stopped, err := sb.Down(t.Context()); stopped || err != nil {
 		t.Errorf("second Down = %t, %v; want false, nil", stopped, err)
 	}
+}
+
+// provisionOne has the agent provision a volume and returns its directory.
+func provisionOne(t *testing.T, info sandbox.Info) string {
+	t.Helper()
+	cluster, err := sandboxtest.Connect(info.Kubeconfig, info.Context)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := cluster.Clientset.CoreV1().PersistentVolumeClaims("default")
+	if _, err := claims.Create(t.Context(), claim("data", "1Gi"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var volume string
+	sandboxtest.Eventually(t, time.Minute, "PersistentVolumeClaim/default/data Bound", func(ctx context.Context) (bool, error) {
+		c, err := claims.Get(ctx, "data", metav1.GetOptions{})
+		if err != nil || c.Status.Phase != corev1.ClaimBound {
+			return false, err
+		}
+		pv, err := cluster.Clientset.CoreV1().PersistentVolumes().Get(ctx, c.Spec.VolumeName, metav1.GetOptions{})
+		if err != nil || pv.Spec.HostPath == nil {
+			return false, err
+		}
+		volume = pv.Spec.HostPath.Path
+		return true, nil
+	})
+	if _, err := os.Stat(volume); err != nil {
+		t.Fatalf("volume directory before Down: %v", err)
+	}
+	return volume
 }
