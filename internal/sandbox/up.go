@@ -54,7 +54,7 @@ func (s *Sandbox) up(ctx context.Context) (Info, error) {
 		return Info{}, err
 	}
 	start := time.Now()
-	if err := s.create(ctx); err != nil {
+	if err := s.createSettled(ctx); err != nil {
 		return Info{}, s.undo(err)
 	}
 	if err := s.startOwnComponents(ctx); err != nil {
