@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,34 +9,38 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/sandbox"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
-// The shop example, planned and applied through the CLI, exists in full
-// with its Deployments Available, and the run's journal holds an intent
-// and an applied outcome for every write.
+// The shop example, planned and applied through the CLI on a sandbox with
+// its agent (no volume made in advance), exists in full with every object
+// ready, its database's claim bound by the sandbox's provisioner, and a
+// diff afterwards finds nothing to change; the run's journal holds an
+// intent and an applied outcome for every write.
 func TestApplyShopEndToEnd(t *testing.T) {
-	sb := sandboxtest.Cluster(t)
+	sb := appsSandbox(t)
 	r := shopRelease(t, sb)
-	// The sandbox has no storage provisioner: a volume bound in advance to
-	// the StatefulSet's claim lets its pod schedule.
-	persistentVolumeFor(t, sb, r.ns, "data-db-0", "5Gi")
 
 	p := r.plan(t)
 	if n := p.Counts()[plan.Create]; n < 20 {
 		t.Fatalf("plan of the shop creates %d objects, want the whole example", n)
 	}
+	start := time.Now()
 	res := r.apply(t, p)
+	t.Logf("apply of the shop's %d objects took %s", len(p.Steps), time.Since(start).Round(100*time.Millisecond))
 	if !strings.Contains(res.stderr, "finished: revision 1") {
 		t.Errorf("apply stderr does not report revision 1:\n%s", res.stderr)
 	}
 	r.assertFinished(t, p)
+	r.assertAllCurrent(t, p)
+	assertClaimBound(t, sb, r.ns, "data-db-0")
+	r.diffExitCode(t)
 
 	id, st := r.latestRun(t)
 	for i, s := range p.Steps {
@@ -87,29 +90,17 @@ func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *testRelease {
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
 
-// persistentVolumeFor creates a volume reserved for the claim ns/claim and
-// deletes it when the test ends.
-func persistentVolumeFor(t *testing.T, sb *sandboxtest.Sandbox, ns, claim, size string) {
+// assertClaimBound checks that ns/claim is Bound to a volume of the
+// sandbox's default class.
+func assertClaimBound(t *testing.T, sb *sandboxtest.Sandbox, ns, claim string) {
 	t.Helper()
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + claim, Labels: map[string]string{sandboxtest.TestLabel: "true"}},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)},
-			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/nonexistent/piceli-test"}},
-			ClaimRef:                      &corev1.ObjectReference{Namespace: ns, Name: claim},
-		},
+	c, err := sb.Clientset.CoreV1().PersistentVolumeClaims(ns).Get(t.Context(), claim, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get PersistentVolumeClaim/%s/%s: %v", ns, claim, err)
 	}
-	pvs := sb.Clientset.CoreV1().PersistentVolumes()
-	if _, err := pvs.Create(t.Context(), pv, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create PersistentVolume/%s: %v", pv.Name, err)
+	if c.Status.Phase != corev1.ClaimBound || c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != sandbox.StorageClassName {
+		t.Errorf("PersistentVolumeClaim/%s/%s: phase %s, class %v; want Bound, class %s", ns, claim, c.Status.Phase, c.Spec.StorageClassName, sandbox.StorageClassName)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		pvs.Delete(ctx, pv.Name, metav1.DeleteOptions{})
-	})
 }
 
 // available reports whether a Deployment's Available condition is True.
