@@ -18,7 +18,10 @@ func newSandboxCmd() *cobra.Command {
 		Short: "A real local control plane for trying Piceli without Docker",
 		Long: "sandbox runs etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok\n" +
 			"as local processes bound to 127.0.0.1 (through kwokctl), with fake nodes whose address\n" +
-			"is 127.0.0.1. Binaries are built from tools/sandbox and cached by version.",
+			"is 127.0.0.1, and an agent of its own: a default StorageClass (piceli-local) whose\n" +
+			"claims it binds to directories of the sandbox, and the address 127.0.0.1 for\n" +
+			"LoadBalancer Services. Pods run nothing: kwok marks them Running and Ready.\n" +
+			"Binaries are built from tools/sandbox and cached by version.",
 	}
 	cmd.AddCommand(newSandboxUpCmd(), newSandboxDownCmd(), newSandboxStatusCmd(), newSandboxBuildCmd(), newSandboxAgentCmd())
 	return cmd
