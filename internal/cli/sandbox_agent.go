@@ -31,6 +31,9 @@ func newSandboxAgentCmd() *cobra.Command {
 		Hidden: true,
 		Args:   sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.Validate(); err != nil {
+				return refused(fmt.Errorf("sandbox agent: %w", err))
+			}
 			klog.SetOutput(cmd.ErrOrStderr()) // the agent's log file
 			return sandbox.RunAgent(cmd.Context(), opts)
 		},

@@ -18,6 +18,8 @@ func TestSandboxRefusesBadInput(t *testing.T) {
 		"an unknown output format":       {"sandbox", "status", "--dir", dir, "-o", "yaml"},
 		"an argument":                    {"sandbox", "down", "extra", "--dir", dir},
 		"no nodes":                       {"sandbox", "up", "--nodes", "0", "--dir", dir},
+		"an agent without a kubeconfig":  {"sandbox", "agent", "--volume-dir", dir},
+		"an agent with a relative dir":   {"sandbox", "agent", "--kubeconfig", "k.yaml", "--volume-dir", "volumes"},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {

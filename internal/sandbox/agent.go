@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,15 +58,20 @@ func (o AgentOptions) args() []string {
 	return args
 }
 
-func (o AgentOptions) validate() error {
-	var errs []error
+// Validate refuses options RunAgent cannot run with, naming each flag in
+// one line.
+func (o AgentOptions) Validate() error {
+	var problems []string
 	if o.Kubeconfig == "" {
-		errs = append(errs, errors.New("--kubeconfig: want the sandbox's kubeconfig file"))
+		problems = append(problems, "--kubeconfig: want the sandbox's kubeconfig file")
 	}
 	if !filepath.IsAbs(o.VolumeDir) {
-		errs = append(errs, fmt.Errorf("--volume-dir %q: want an absolute directory", o.VolumeDir))
+		problems = append(problems, fmt.Sprintf("--volume-dir %q: want an absolute directory", o.VolumeDir))
 	}
-	return errors.Join(errs...)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // RunAgent runs the sandbox agent until ctx ends: it makes sure the default
@@ -75,7 +81,7 @@ func (o AgentOptions) validate() error {
 // 127.0.0.1. It listens on no socket and dials only the API server. It
 // returns nil when ctx ends after a clean start.
 func RunAgent(ctx context.Context, opts AgentOptions) error {
-	if err := opts.validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return fmt.Errorf("sandbox agent: %w", err)
 	}
 	cs, err := agentClient(opts.Kubeconfig)
