@@ -17,6 +17,9 @@ step() { printf '\n==> %s\n' "$*"; }
 step "start the sandbox on 127.0.0.1 (the first run builds the control plane: about 10 to 13 minutes on 2 cores, once)"
 "$piceli" sandbox up
 
+step "build the hello example's web image from its pinned inputs (no Docker, no network)"
+"$piceli" artifacts build --spec examples/hello/build.toml
+
 step "render examples/hello (no cluster involved)"
 "$piceli" render --spec examples/hello/release.toml
 

@@ -56,6 +56,8 @@ func eventLine(e release.Event) string {
 		if e.Error != "" {
 			return fmt.Sprintf("  failed  %s %s: %s", e.Action, e.Ref, e.Error)
 		}
+	case release.WaitSkipped:
+		return fmt.Sprintf("  no wait %s (%s)", e.Ref, e.Message)
 	case release.Settled:
 		return fmt.Sprintf("  settled %s: %s", e.Ref, e.Result)
 	case release.Compensating:

@@ -33,7 +33,8 @@ Steps:
      plan touches (status churn is not a change)
   4. take the release's Lease in the cluster, naming this holder
   5. for each wave: journal the intents, server-side apply (never forced),
-     journal each outcome, wait for readiness
+     journal each outcome, wait for readiness (except for the objects the
+     plan lists as not waited for: piceli.dev/wait, [release] wait)
   6. record the run as the release's next revision
 
 An interrupted run continues with "piceli release resume"; "piceli release

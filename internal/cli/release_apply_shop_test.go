@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -101,6 +103,33 @@ func assertClaimBound(t *testing.T, sb *sandboxtest.Sandbox, ns, claim string) {
 	if c.Status.Phase != corev1.ClaimBound || c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != sandbox.StorageClassName {
 		t.Errorf("PersistentVolumeClaim/%s/%s: phase %s, class %v; want Bound, class %s", ns, claim, c.Status.Phase, c.Spec.StorageClassName, sandbox.StorageClassName)
 	}
+}
+
+// persistentVolumeFor creates a volume reserved for the claim ns/claim and
+// deletes it when the test ends, for tests on a sandbox that may run
+// without its provisioner (started by an older piceli). Where the agent
+// runs, the claim gets the default class and is provisioned instead.
+func persistentVolumeFor(t *testing.T, sb *sandboxtest.Sandbox, ns, claim, size string) {
+	t.Helper()
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + claim, Labels: map[string]string{sandboxtest.TestLabel: "true"}},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/nonexistent/piceli-test"}},
+			ClaimRef:                      &corev1.ObjectReference{Namespace: ns, Name: claim},
+		},
+	}
+	pvs := sb.Clientset.CoreV1().PersistentVolumes()
+	if _, err := pvs.Create(t.Context(), pv, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create PersistentVolume/%s: %v", pv.Name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		pvs.Delete(ctx, pv.Name, metav1.DeleteOptions{})
+	})
 }
 
 // available reports whether a Deployment's Available condition is True.

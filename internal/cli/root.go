@@ -83,5 +83,5 @@ func NewRoot() *cobra.Command {
 
 // subcommands lists every top-level command; each lives in its own file.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{newInitCmd(), newRenderCmd(), newReleaseCmd(), newSandboxCmd()}
+	return []*cobra.Command{newInitCmd(), newRenderCmd(), newReleaseCmd(), newArtifactsCmd(), newRegistryCmd(), newSandboxCmd()}
 }

@@ -10,6 +10,7 @@ const (
 	WaveStarted  Kind = "wave-started"  // Wave, Waves, Stage, Objects
 	StepStarted  Kind = "step-started"  // Wave, Ref, Action
 	StepFinished Kind = "step-finished" // Wave, Ref, Action, Result, Error
+	WaitSkipped  Kind = "wait-skipped"  // Wave, Ref, Action, Message: a step of the wave whose readiness is not waited for, and why
 	Waiting      Kind = "waiting"       // Wave, Pending, Total, Names, What
 	WaveReady    Kind = "wave-ready"    // Wave, Waves, Objects
 	Settled      Kind = "settled"       // Ref, Result: an in-doubt step read back from the cluster

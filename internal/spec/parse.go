@@ -60,7 +60,7 @@ type parser struct {
 type decoded struct {
 	target  rawTarget
 	release rawRelease
-	images  map[string]string
+	images  map[string]rawImage
 	values  map[string]string
 	checks  []rawCheck
 	failed  bool // a type error was recorded

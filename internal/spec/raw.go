@@ -30,6 +30,18 @@ type rawRelease struct {
 	Prune               bool    `toml:"prune"`
 	OnFailure           *string `toml:"on_failure"`
 	ReadyTimeout        *string `toml:"ready_timeout"`
+	Wait                *string `toml:"wait"`
+}
+
+// rawImage is one [images] entry: a reference string, or an inline table
+// { build = "NAME", registry = "HOST" } naming an image of the build.toml
+// beside the spec. It keeps the value as decoded; images validates it.
+type rawImage struct{ value any }
+
+// UnmarshalTOML keeps the value for images to check.
+func (r *rawImage) UnmarshalTOML(v any) error {
+	r.value = v
+	return nil
 }
 
 type rawCheck struct {
@@ -54,7 +66,7 @@ type rawTCP struct {
 var knownKeys = map[string]string{
 	"":            "target, release, images, values, checks",
 	"target":      "kubeconfig, context, namespace, namespaces",
-	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout",
+	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout, wait",
 	"checks":      "name, http, tcp",
 	"checks.http": "service, port, path, expect_status",
 	"checks.tcp":  "service, port",

@@ -56,6 +56,7 @@ func TestParseGood(t *testing.T) {
 			Composition: Composition{Kind: CompositionGo, File: filepath.Join(dir, "infra.go"), Func: "Build"},
 			StateDir:    filepath.Join(dir, ".piceli-release"),
 			OnFailure:   OnFailureStop,
+			Wait:        WaitReady,
 		},
 		Images: map[string]string{"web": "docker.io/library/nginx@" + digest},
 		Values: map[string]string{"greeting": "hi"},
@@ -75,7 +76,7 @@ func TestParseOptionalFields(t *testing.T) {
 	src := strings.Replace(good, `name = "hello"`, strings.Join([]string{
 		`name = "hello"`, `owner = "team-a"`, `field_manager = "fm"`,
 		`state_dir = "/var/state"`, `allow_unpinned_images = true`, `prune = true`,
-		`on_failure = "compensate"`, `ready_timeout = "90s"`,
+		`on_failure = "compensate"`, `ready_timeout = "90s"`, `wait = "none"`,
 	}, "\n"), 1)
 	src = strings.Replace(src, `"infra.go:Build"`, `"manifests/"`, 1)
 	src = strings.Replace(src, "@"+digest, ":latest", 1)
@@ -85,7 +86,7 @@ func TestParseOptionalFields(t *testing.T) {
 	}
 	want := Release{
 		Name: "hello", Owner: "team-a", FieldManager: "fm", StateDir: "/var/state", AllowUnpinnedImages: true, Prune: true,
-		OnFailure: OnFailureCompensate, ReadyTimeout: 90 * time.Second,
+		OnFailure: OnFailureCompensate, ReadyTimeout: 90 * time.Second, Wait: WaitNone,
 		Composition: Composition{Kind: CompositionFiles, File: filepath.Join(dir, "manifests")},
 	}
 	if diff := cmp.Diff(want, s.Release); diff != "" {
@@ -160,6 +161,12 @@ func TestParseBad(t *testing.T) {
 			[]string{`release.toml:5: target.namespaces: wrong type: want array, have string`}},
 		{"requiring and allowing unpinned images contradict", `name = "hello"`, `name = "hello"` + "\nallow_unpinned_images = true\nrequire_pinned_images = true",
 			[]string{`release.toml:9: release.require_pinned_images: contradicts release.allow_unpinned_images = true`}},
+		{"a wait policy other than ready or none names the key and line", `name = "hello"`, `name = "hello"` + "\nwait = \"false\"",
+			[]string{`release.toml:8: release.wait: "false": want "ready" or "none"`}},
+		{"a wait policy that is not a string is a type error", `name = "hello"`, `name = "hello"` + "\nwait = false",
+			[]string{`release.toml:8: release.wait: wrong type: want string, have boolean`}},
+		{"an empty wait policy is refused", `name = "hello"`, `name = "hello"` + "\nwait = \"\"",
+			[]string{`release.toml:8: release.wait: must not be empty; omit it for the default "ready"`}},
 		{"several errors are all reported", `name = "hello"`, `name = "Hello"` + "\nowner = \"\"",
 			[]string{`release.toml:7: release.name:`, `release.toml:8: release.owner: must not be empty`}},
 	}
