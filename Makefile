@@ -31,7 +31,7 @@ test: vet build
 	$(GO) test -count=1 -tags piceli_failpoints $(TESTFLAGS) ./internal/apply/
 	PICELI_BIN=$(PICELI) scripts/with-sandbox.sh $(GO) test -count=1 -timeout 20m $(TESTFLAGS) ./...
 
-## demo: build, start the sandbox, render the hello example and reach the cluster
+## demo: build, start the sandbox, plan and apply the hello and shop examples, show them
 demo: build
 	scripts/demo.sh $(PICELI)
 

@@ -3,7 +3,8 @@
 #
 # The newcomer's tour: start the sandbox (building its control plane once),
 # render the hello example, plan it, apply the approved plan, and look at the
-# result through the API server.
+# result through the API server; then apply the multi-tier shop example, whose
+# database claim the sandbox's provisioner binds.
 # PICELI is the piceli binary (default: bin/piceli). The sandbox is left
 # running; stop it with `piceli sandbox down`.
 set -euo pipefail
@@ -49,6 +50,19 @@ bindir="$("$piceli" sandbox build --tools-dir "$root/tools/sandbox")"
 
 step "a second plan finds nothing to change"
 "$piceli" release diff --spec "$spec" --exit-code && echo "no drift"
+
+shop=examples/shop/release.toml
+if "$piceli" sandbox status | grep -q piceli-agent; then
+	step "a multi-tier app: the shop (web, api, worker, PostgreSQL with a claim, HPA, PDB, Ingress, network policies)"
+	plan_out="$("$piceli" release plan --spec "$shop")"
+	echo "$plan_out"
+	"$piceli" release apply --spec "$shop" --approve "$(sed -n 's/^apply it with: .*--approve //p' <<<"$plan_out")"
+	"$bindir/kubectl" --kubeconfig "$root/.piceli-sandbox/sandbox.kubeconfig" --context kwok-piceli \
+		--namespace shop get statefulsets,persistentvolumeclaims,deployments,services
+	"$piceli" release diff --spec "$shop" --exit-code && echo "no drift"
+else
+	step "skipping the shop: this sandbox was started without its agent (no storage); restart it with $piceli sandbox down && $piceli sandbox up"
+fi
 
 cat <<MSG
 

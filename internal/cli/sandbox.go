@@ -18,9 +18,12 @@ func newSandboxCmd() *cobra.Command {
 		Short: "A real local control plane for trying Piceli without Docker",
 		Long: "sandbox runs etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok\n" +
 			"as local processes bound to 127.0.0.1 (through kwokctl), with fake nodes whose address\n" +
-			"is 127.0.0.1. Binaries are built from tools/sandbox and cached by version.",
+			"is 127.0.0.1, and an agent of its own: a default StorageClass (piceli-local) whose\n" +
+			"claims it binds to directories of the sandbox, and the address 127.0.0.1 for\n" +
+			"LoadBalancer Services. Pods run nothing: kwok marks them Running and Ready.\n" +
+			"Binaries are built from tools/sandbox and cached by version.",
 	}
-	cmd.AddCommand(newSandboxUpCmd(), newSandboxDownCmd(), newSandboxStatusCmd(), newSandboxBuildCmd())
+	cmd.AddCommand(newSandboxUpCmd(), newSandboxDownCmd(), newSandboxStatusCmd(), newSandboxBuildCmd(), newSandboxAgentCmd())
 	return cmd
 }
 
@@ -49,6 +52,7 @@ func newSandboxUpCmd() *cobra.Command {
 	var f sandboxFlags
 	var toolsDir string
 	var nodes int
+	var noLoadBalancer bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -60,14 +64,27 @@ Steps:
      10 to 13 minutes cold on 2 cores, once)
   2. start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
      the kwok controller through kwokctl, every one bound to 127.0.0.1
-  3. write the kubeconfig file with an explicit context
-  4. create the fake nodes (address 127.0.0.1) and wait until they are Ready
+  3. start the sandbox agent (this binary as a process of the sandbox): it
+     binds claims of the default StorageClass piceli-local to hostPath
+     volumes in the sandbox's directory and gives LoadBalancer Services the
+     ingress address 127.0.0.1 (nothing listens there)
+  4. write the kubeconfig file with an explicit context
+  5. create the fake nodes (address 127.0.0.1, room for 1000 pods each) and
+     wait until they are Ready
 
 A sandbox that is already running and healthy is left as it is.`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if nodes < 1 {
+				return refusedf("--nodes %d: want at least 1", nodes)
+			}
 			opts := f.options(cmd.ErrOrStderr())
-			opts.ToolsDir, opts.Nodes, opts.Timeout = toolsDir, nodes, timeout
+			opts.ToolsDir, opts.Nodes, opts.Timeout, opts.NoLoadBalancer = toolsDir, nodes, timeout, noLoadBalancer
+			agent, err := agentCommand()
+			if err != nil {
+				return err
+			}
+			opts.Agent = agent
 			sb, err := openSandbox(opts)
 			if err != nil {
 				return err
@@ -82,7 +99,8 @@ A sandbox that is already running and healthy is left as it is.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", "tools/sandbox directory to build missing binaries from (default: found upwards from the working directory)")
-	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes")
+	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes, each with address 127.0.0.1 and room for 1000 pods")
+	cmd.Flags().BoolVar(&noLoadBalancer, "no-load-balancer", false, "give LoadBalancer Services no ingress address, like a cluster without a load-balancer controller")
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "bound on starting the components and waiting for Ready nodes")
 	return cmd
 }
@@ -106,10 +124,10 @@ func newSandboxDownCmd() *cobra.Command {
 		Long: `Stop the sandbox.
 
 Steps:
-  1. delete the cluster through kwokctl
+  1. stop the sandbox agent, then delete the cluster through kwokctl
   2. stop any process of the sandbox still running (matched by pid and start
      time, so a reused pid is never touched) and check none is left
-  3. remove its state and kubeconfig file`,
+  3. remove its state (volumes included) and kubeconfig file`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sb, err := openSandbox(f.options(cmd.ErrOrStderr()))

@@ -30,7 +30,7 @@ type ownComponent struct {
 // ownStarters start the sandbox's own components after the control plane is
 // up, in order; each records what it starts with startOwn.
 func (s *Sandbox) ownStarters() []func(context.Context) error {
-	return nil
+	return []func(context.Context) error{s.startAgent}
 }
 
 // startOwnComponents runs every starter in order.

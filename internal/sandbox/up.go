@@ -47,13 +47,14 @@ func (s *Sandbox) Up(ctx context.Context) (Info, error) {
 func (s *Sandbox) up(ctx context.Context) (Info, error) {
 	if s.healthy(ctx) {
 		stepf(s.opts.Progress, "sandbox %q is already running", s.layout.Name)
+		s.noteMissingAgent()
 		return s.ready(ctx, true)
 	}
 	if err := s.clearStale(ctx); err != nil {
 		return Info{}, err
 	}
 	start := time.Now()
-	if err := s.create(ctx); err != nil {
+	if err := s.createSettled(ctx); err != nil {
 		return Info{}, s.undo(err)
 	}
 	if err := s.startOwnComponents(ctx); err != nil {
