@@ -134,7 +134,7 @@ func (p *Proxy) Requests() []Request {
 func (p *Proxy) Forwarded(m Match) int {
 	n := 0
 	for _, r := range p.Requests() {
-		if r.Forwarded && m.matches(r.Method, r.Path, r.Watch) {
+		if r.Forwarded && m.matches(r) {
 			n++
 		}
 	}
@@ -146,7 +146,7 @@ func (p *Proxy) Forwarded(m Match) int {
 func (p *Proxy) Writes(m Match) int {
 	n := 0
 	for _, r := range p.Requests() {
-		if r.Forwarded && !r.DryRun && r.Method != http.MethodGet && r.Method != http.MethodHead && m.matches(r.Method, r.Path, r.Watch) {
+		if r.Forwarded && !r.DryRun && r.Method != http.MethodGet && r.Method != http.MethodHead && m.matches(r) {
 			n++
 		}
 	}

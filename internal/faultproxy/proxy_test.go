@@ -236,3 +236,25 @@ func TestWritesCountsOnlyRealWrites(t *testing.T) {
 		t.Errorf("Writes = %d, Forwarded = %d; want 1 of 3", got, all)
 	}
 }
+
+// A rule for real requests leaves dry runs alone, so a test can fail a
+// write without failing the dry run a plan makes of it first.
+func TestNoDryRunsLeavesDryRunsAlone(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u, faultproxy.Rule{Kind: faultproxy.Status, Code: 409, Match: faultproxy.Match{Method: http.MethodPatch, DryRun: faultproxy.NoDryRuns}})
+	var codes []int
+	for _, path := range []string{"/api/v1/namespaces/a/configmaps/x?dryRun=All", "/api/v1/namespaces/a/configmaps/x"} {
+		resp, err := send(t, p, http.MethodPatch, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	if codes[0] != 200 || codes[1] != 409 {
+		t.Errorf("answers to a dry run and a real PATCH = %v; want [200 409]", codes)
+	}
+	if got := p.Forwarded(faultproxy.Match{DryRun: faultproxy.OnlyDryRuns}); got != 1 {
+		t.Errorf("Forwarded(only dry runs) = %d; want 1", got)
+	}
+}
