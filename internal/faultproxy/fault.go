@@ -3,6 +3,7 @@ package faultproxy
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,7 @@ var faults = map[Kind]fault{
 	Reset:              resetWithoutForward,
 	ResetAfterForward:  forwardThenReset,
 	CutWatch:           forwardThenCut,
+	CutAnswer:          forwardHalfAnswer,
 }
 
 // Kinds returns every fault kind the proxy implements, sorted.
@@ -80,6 +82,22 @@ func forwardThenCut(p *Proxy, rule *Rule, req Request, w http.ResponseWriter, r 
 	p.forwardWithin(w, r, rule.Delay)
 	// Ending the handler normally would close a chunked answer cleanly;
 	// aborting drops the connection mid-stream, as a cut watch does.
+	panic(http.ErrAbortHandler)
+}
+
+func forwardHalfAnswer(p *Proxy, _ *Rule, req Request, w http.ResponseWriter, r *http.Request) {
+	p.record(req, true)
+	rec := httptest.NewRecorder()
+	p.fwd.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	maps.Copy(w.Header(), rec.Header())
+	// The full length, so the client knows the answer was cut short.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body[:len(body)/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 	panic(http.ErrAbortHandler)
 }
 

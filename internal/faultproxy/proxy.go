@@ -1,8 +1,9 @@
 // Package faultproxy is a reverse proxy for a Kubernetes API server that
 // injects faults by rule: it answers with a chosen status instead of the
 // server, delays requests, drops the connection after the server answered
-// (so the client cannot know a write landed) and cuts watches. It counts
-// every request it forwarded, so a test can prove a write was sent once.
+// (so the client cannot know a write landed), cuts watches and cuts plain
+// answers halfway through their body. It counts every request it
+// forwarded, so a test can prove a write was sent once.
 //
 // It listens on a loopback address only, serves plain HTTP/1.1 to its
 // client and forwards with the upstream rest.Config's own TLS and

@@ -258,3 +258,23 @@ func TestNoDryRunsLeavesDryRunsAlone(t *testing.T) {
 		t.Errorf("Forwarded(only dry runs) = %d; want 1", got)
 	}
 }
+
+// CutAnswer lets the status and half the body through, then drops the
+// connection: reading the body fails.
+func TestCutAnswerEndsTheBodyHalfway(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u, faultproxy.Rule{Kind: faultproxy.CutAnswer, Match: faultproxy.Match{Method: http.MethodGet}})
+	resp, err := send(t, p, http.MethodGet, "/api/v1/namespaces/a/configmaps/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	full := `{"kind":"ConfigMap"}`
+	if resp.StatusCode != 200 || !errors.Is(err, io.ErrUnexpectedEOF) || string(body) != full[:len(full)/2] {
+		t.Errorf("answer %d, body %q, read error %v; want 200, %q, an unexpected EOF", resp.StatusCode, body, err, full[:len(full)/2])
+	}
+	if u.hits.Load() != 1 || p.Forwarded(faultproxy.Match{}) != 1 {
+		t.Errorf("upstream saw %d requests, want 1", u.hits.Load())
+	}
+}

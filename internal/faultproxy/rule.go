@@ -29,6 +29,11 @@ const (
 	// CutWatch forwards the request and ends it after Rule.Delay, as a
 	// server or a load balancer ending a long poll or a watch does.
 	CutWatch Kind = "cut-watch"
+	// CutAnswer forwards the request, then sends the server's status,
+	// headers and the first half of its body and drops the connection:
+	// the answer of a plain GET or LIST cut mid-way, which the client
+	// sees as an unexpected EOF while reading the body.
+	CutAnswer Kind = "cut-answer"
 )
 
 // WatchFilter restricts a Match to watches or to other requests.
