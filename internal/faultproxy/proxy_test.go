@@ -278,3 +278,39 @@ func TestCutAnswerEndsTheBodyHalfway(t *testing.T) {
 		t.Errorf("upstream saw %d requests, want 1", u.hits.Load())
 	}
 }
+
+// A request the upstream never received, because it is down and refuses
+// the connection, is answered 502 and not counted as forwarded: it cannot
+// have changed anything.
+func TestAnUpstreamThatIsDownReceivesNothing(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u)
+	u.srv.Close()
+	resp, err := send(t, p, http.MethodPatch, "/api/v1/namespaces/a/configmaps/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("answer = %d; want 502", resp.StatusCode)
+	}
+	if got := p.Writes(patchCM); got != 0 {
+		t.Errorf("Writes = %d after the upstream refused the connection; want 0", got)
+	}
+	if log := p.Requests(); len(log) != 1 || log[0].Forwarded || log[0].Code != 0 {
+		t.Errorf("log = %+v; want the PATCH, not forwarded, unanswered", log)
+	}
+}
+
+// The log keeps the upstream's answer, also when the client is told
+// something else.
+func TestTheLogKeepsTheServersAnswer(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u, faultproxy.Rule{Kind: faultproxy.ResetAfterForward, Match: patchCM})
+	if _, err := send(t, p, http.MethodPatch, "/api/v1/namespaces/a/configmaps/x"); err == nil {
+		t.Fatalf("PATCH = nil error; want a reset")
+	}
+	if log := p.Requests(); len(log) != 1 || !log[0].Forwarded || log[0].Code != 200 {
+		t.Errorf("log = %+v; want the PATCH forwarded and answered 200 by the server", log)
+	}
+}
