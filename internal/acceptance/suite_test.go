@@ -57,7 +57,7 @@ func (c *sc) envOn(sb *sandboxtest.Sandbox, opts envOptions) *env {
 func allScenarios() []scenario {
 	var all []scenario
 	for _, group := range [][]scenario{
-		proxyScenarios(), killScenarios(),
+		proxyScenarios(), killScenarios(), concurrencyScenarios(), staleScenarios(),
 	} {
 		all = append(all, group...)
 	}
