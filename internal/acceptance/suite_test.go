@@ -57,7 +57,7 @@ func (c *sc) envOn(sb *sandboxtest.Sandbox, opts envOptions) *env {
 func allScenarios() []scenario {
 	var all []scenario
 	for _, group := range [][]scenario{
-		proxyScenarios(), killScenarios(), concurrencyScenarios(), staleScenarios(),
+		proxyScenarios(), outageScenarios(), killScenarios(), concurrencyScenarios(), staleScenarios(),
 	} {
 		all = append(all, group...)
 	}
@@ -86,6 +86,7 @@ func TestAcceptance(t *testing.T) {
 	checkUnique(t, all)
 	tab := &table{full: fullRun()}
 	t.Cleanup(func() { tab.finish(t) })
+	t.Cleanup(func() { stopExtra(t) })
 	for _, s := range all {
 		if !s.fast && !tab.full {
 			continue
