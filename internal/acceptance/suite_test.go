@@ -57,7 +57,8 @@ func (c *sc) envOn(sb *sandboxtest.Sandbox, opts envOptions) *env {
 func allScenarios() []scenario {
 	var all []scenario
 	for _, group := range [][]scenario{
-		proxyScenarios(), outageScenarios(), killScenarios(), concurrencyScenarios(), staleScenarios(),
+		proxyScenarios(), outageScenarios(), killScenarios(), journalScenarios(),
+		concurrencyScenarios(), staleScenarios(),
 	} {
 		all = append(all, group...)
 	}
