@@ -58,7 +58,7 @@ func allScenarios() []scenario {
 	var all []scenario
 	for _, group := range [][]scenario{
 		proxyScenarios(), outageScenarios(), killScenarios(), journalScenarios(),
-		concurrencyScenarios(), staleScenarios(),
+		concurrencyScenarios(), staleScenarios(), inputScenarios(),
 	} {
 		all = append(all, group...)
 	}
