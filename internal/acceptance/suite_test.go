@@ -58,7 +58,7 @@ func allScenarios() []scenario {
 	var all []scenario
 	for _, group := range [][]scenario{
 		proxyScenarios(), outageScenarios(), killScenarios(), journalScenarios(),
-		concurrencyScenarios(), staleScenarios(), inputScenarios(),
+		concurrencyScenarios(), staleScenarios(), inputScenarios(), secretScenarios(),
 	} {
 		all = append(all, group...)
 	}
