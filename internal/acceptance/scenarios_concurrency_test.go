@@ -109,12 +109,15 @@ func racingApplies(c *sc, otherDir bool) {
 	}
 	close(gate)
 	wg.Wait()
-	winner := -1
+	winner, how := -1, ""
 	for i, pr := range procs {
 		switch end := e.wait(pr, 2*time.Minute); {
 		case end == "exit 0" && winner < 0:
 			winner = i
-		case end == "exit 2" && (strings.Contains(pr.out.String(), "locked by") || strings.Contains(pr.out.String(), "stale")):
+		case end == "exit 2" && strings.Contains(pr.out.String(), "locked by"):
+			how = "was locked out"
+		case end == "exit 2" && strings.Contains(pr.out.String(), "stale"):
+			how = "was refused as stale"
 		default:
 			e.t.Errorf("racing apply %d ended %s; want one exit 0 and the other exit 2, locked out or stale:\n%s", i, end, pr.out.String())
 		}
@@ -122,6 +125,7 @@ func racingApplies(c *sc, otherDir bool) {
 	if winner < 0 {
 		e.t.Fatalf("neither racing apply finished")
 	}
+	e.setFault("%s (this time the other %s)", e.row.fault, how)
 	// The after-checks read the winner's state directory.
 	e.spec = specs[winner]
 	e.stateDir = filepath.Join(filepath.Dir(e.spec), ".piceli-release")

@@ -175,7 +175,7 @@ func badInputs() []badInput {
 			},
 		},
 		{
-			name: "absurd values in a manifest", fault: "a Deployment with replicas: -3", commands: clusterCommands,
+			name: "a negative replica count", fault: "a Deployment with replicas: -3 (an absurd value)", commands: clusterCommands,
 			spoil: func(e *env) {
 				e.setManifest("deploy.yaml", strings.Replace(deployment("web", ""), "replicas: 1", "replicas: -3", 1))
 			},
