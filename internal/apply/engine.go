@@ -91,7 +91,8 @@ func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, erro
 	if err := createRun(e.StateDir, run, in.Source); err != nil {
 		return nil, err
 	}
-	w, err := journal.Create(JournalPath(e.StateDir, run), journal.Options{})
+	path := JournalPath(e.StateDir, run)
+	w, err := journal.Create(path, journalOptions(path))
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +194,8 @@ func (r *runner) closeFinished(ctx context.Context, res *Result) error {
 // twice. A run interrupted while compensating finishes its compensation
 // instead, and ends with a *CompensatedError.
 func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, error) {
-	w, recs, tail, err := journal.OpenAppend(JournalPath(e.StateDir, run), journal.Options{})
+	path := JournalPath(e.StateDir, run)
+	w, recs, tail, err := journal.OpenAppend(path, journalOptions(path))
 	if err != nil {
 		return nil, err
 	}
