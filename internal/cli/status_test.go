@@ -144,13 +144,50 @@ func TestStatusSaysWhyNotReady(t *testing.T) {
 		t.Errorf("status of Service web = %+v, services %+v; want ready with port 80", svc, st.Services)
 	}
 
-	shop := shopRelease(t, sb)
-	writeFiles(t, filepath.Dir(shop.spec), map[string]string{"release.toml": strings.Replace(string(readFile(t, shop.spec)), "[images]", "ready_timeout = \"3s\"\n\n[images]", 1)})
-	shop.setOnce(t)
-	db := objectOf(t, statusJSON(t, shop.spec), "StatefulSet/"+shop.ns+"/db")
-	if db.Ready || !strings.Contains(strings.Join(db.Reasons, "\n"), "claim data-db-0 is Pending") {
-		t.Errorf("status of the shop's db = %+v, want not ready because claim data-db-0 is Pending", db)
+	// A claim no provisioner serves (its StorageClass does not exist, with
+	// or without the sandbox's agent) keeps its StatefulSet's pod Pending.
+	db := newRelease(t, sb, "ready_timeout = \"3s\"\n", map[string]string{"db.yaml": statefulSetWithClaimYAML("db", "piceli-test-absent-class")})
+	db.setOnce(t)
+	dbStatus := objectOf(t, statusJSON(t, db.spec), "StatefulSet/"+db.ns+"/db")
+	if dbStatus.Ready || !strings.Contains(strings.Join(dbStatus.Reasons, "\n"), "claim data-db-0 is Pending") {
+		t.Errorf("status of db = %+v, want not ready because claim data-db-0 is Pending", dbStatus)
 	}
+}
+
+// statefulSetWithClaimYAML is a one-replica StatefulSet of fake pods whose
+// claim template "data" asks for storageClass.
+func statefulSetWithClaimYAML(name, storageClass string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: %[1]s
+spec:
+  serviceName: %[1]s
+  replicas: 1
+  selector:
+    matchLabels:
+      app: %[1]s
+  template:
+    metadata:
+      labels:
+        app: %[1]s
+    spec:
+      containers:
+      - name: %[1]s
+        image: example.invalid/%[1]s:1
+        volumeMounts:
+        - name: data
+          mountPath: /data
+  volumeClaimTemplates:
+  - metadata:
+      name: data
+    spec:
+      storageClassName: %[2]s
+      accessModes: [ReadWriteOnce]
+      resources:
+        requests:
+          storage: 1Gi
+`, name, storageClass)
 }
 
 // setOnce plans and applies the release, which is to fail.
