@@ -48,7 +48,11 @@ func (r *Release) open(ctx context.Context) (*session, error) {
 // load loads and renders the composition, without a cluster. Every failure
 // is bad input, refused before anything changes.
 func (r *Release) load(ctx context.Context) (*session, error) {
-	res, err := compose.Load(ctx, r.spec, compose.Options{Log: r.opts.Log, CacheDir: r.opts.CacheDir})
+	sp, err := r.composedSpec()
+	if err != nil {
+		return nil, err
+	}
+	res, err := compose.Load(ctx, sp, compose.Options{Log: r.opts.Log, CacheDir: r.opts.CacheDir})
 	if err != nil {
 		return nil, refuse(err)
 	}
@@ -93,6 +97,7 @@ func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 		Previous:            previous,
 		Owned:               owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
+		Wait:                rel.Wait,
 	}
 	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})
 	s.plan = p

@@ -21,15 +21,15 @@ import (
 // it keeps the UID the run gave it, and the journal records the undo.
 func TestCompensateUndoesACreate(t *testing.T) {
 	c := newFakeCluster()
-	c.failOn("patch", "b", errInternal)
+	c.failOn("patch", "b", errRefused)
 	e := newEngine(t, c, Options{Compensate: true})
 
 	res, err := e.Apply(t.Context(), "run-1", creates(t, "a", "b"))
 	var ce *CompensatedError
-	if !errors.As(err, &ce) || !apierrors.IsInternalError(err) || len(ce.Notes) != 0 {
-		t.Fatalf("Apply() = %v, want a *CompensatedError caused by the 500, without notes", err)
+	if !errors.As(err, &ce) || !apierrors.IsForbidden(err) || len(ce.Notes) != 0 {
+		t.Fatalf("Apply() = %v, want a *CompensatedError caused by the refusal, without notes", err)
 	}
-	if want := "create ConfigMap/shop/b: " + errInternal.Error(); ce.Cause.Error() != want {
+	if want := "create ConfigMap/shop/b: " + errRefused.Error(); ce.Cause.Error() != want {
 		t.Errorf("CompensatedError.Cause = %q, want %q", ce.Cause, want)
 	}
 	if res.Status != journal.StatusCompensated || res.Revision != 0 {
@@ -111,7 +111,7 @@ func TestCompensateLeavesWhatItCannotUndoSafely(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newFakeCluster()
 			in := tt.arrange(t, c)
-			c.failOn("patch", "b", errInternal)
+			c.failOn("patch", "b", errRefused)
 			e := newEngine(t, c, Options{Compensate: true})
 			if tt.after != nil {
 				e.Options.AfterWave = func(context.Context, int) error {
@@ -154,7 +154,7 @@ func TestCompensateRestoresAnUpdate(t *testing.T) {
 	in.Previous = func() (map[object.Ref]*unstructured.Unstructured, error) {
 		return map[object.Ref]*unstructured.Unstructured{in.Plan.Steps[0].Ref: old.DeepCopy()}, nil
 	}
-	c.failOn("patch", "b", errInternal)
+	c.failOn("patch", "b", errRefused)
 
 	_, err := e.Apply(t.Context(), "run-1", in)
 	var ce *CompensatedError

@@ -48,9 +48,9 @@ func TestApplyJournalsARefusedWrite(t *testing.T) {
 			is:     apierrors.IsTooManyRequests,
 		},
 		{
-			name:   "a 500 InternalError fails the run at the create it answers",
-			answer: apierrors.NewInternalError(errors.New("etcdserver: request timed out")),
-			is:     apierrors.IsInternalError,
+			name:   "a 403 Forbidden (an admission webhook's denial) fails the run at the create it answers",
+			answer: errRefused,
+			is:     apierrors.IsForbidden,
 		},
 	}
 	for _, tt := range tests {

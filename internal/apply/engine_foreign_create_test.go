@@ -50,7 +50,7 @@ func TestCreateNeverWritesOverAForeignObject(t *testing.T) {
 				return nil
 			}
 
-			c.failOn("patch", "c", errInternal)
+			c.failOn("patch", "c", errRefused)
 
 			_, err := e.Apply(t.Context(), "run-1", creates(t, "a", "b", "c"))
 			checkUntouched(t, c, theirs)

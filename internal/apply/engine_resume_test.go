@@ -181,7 +181,7 @@ func TestResumeFinishesAFailedOrStoppedRun(t *testing.T) {
 		{
 			name: "a failed run writes its failed step again and goes on",
 			arrange: func(c *fakeCluster, e *Engine) {
-				c.answerTimes("patch", "b", 1, func(clienttesting.Action) error { return errInternal })
+				c.answerTimes("patch", "b", 1, func(clienttesting.Action) error { return errRefused })
 			},
 			first: journal.StatusFailed,
 			want: []string{
@@ -193,7 +193,7 @@ func TestResumeFinishesAFailedOrStoppedRun(t *testing.T) {
 		{
 			name: "a stop request left from before the resume does not stop it",
 			arrange: func(c *fakeCluster, e *Engine) {
-				c.answerTimes("patch", "b", 1, func(clienttesting.Action) error { return errInternal })
+				c.answerTimes("patch", "b", 1, func(clienttesting.Action) error { return errRefused })
 			},
 			after: func(t *testing.T, e *Engine) {
 				if err := RequestStop(e.StateDir, "run-1", "someone"); err != nil {
@@ -256,8 +256,9 @@ func TestResumeFinishesAFailedOrStoppedRun(t *testing.T) {
 	}
 }
 
-// errInternal is a server's 500 answer.
-var errInternal = apierrors.NewInternalError(errors.New("etcdserver: leader changed"))
+// errRefused is a server's definite refusal of a write: nothing was
+// written. (A 5xx answer is not one: the engine settles it by reading.)
+var errRefused = apierrors.NewForbidden(configMapsKind, "b", errors.New("admission webhook denied the request"))
 
 // stopAt returns an AfterWave hook that asks e's run to stop once wave n
 // is ready, as "piceli release stop" does from another process.
@@ -369,7 +370,7 @@ func TestResumeRefusesAnEndedOrForeignRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newFakeCluster()
 			if tt.fail {
-				c.failOn("patch", "b", errInternal)
+				c.failOn("patch", "b", errRefused)
 			}
 			e := newEngine(t, c, Options{})
 			if _, err := e.Apply(t.Context(), "run-1", creates(t, "a", "b")); (err != nil) != tt.fail {

@@ -35,6 +35,7 @@ type runner struct {
 	written map[int]written // what the server returned for them
 
 	started time.Time
+	checked *history.Checks // what the run's checks found, for its revision
 }
 
 func (r *runner) append(recs ...journal.Record) error {
@@ -93,7 +94,7 @@ func (r *runner) stopRequested() bool {
 	return stopRequested(r.e.StateDir, r.run)
 }
 
-// execute runs the waves from the first not yet ready.
+// execute runs the waves from the first not yet ready, then the checks.
 func (r *runner) execute(ctx context.Context, from int) error {
 	for n := from; n < len(r.in.Plan.Waves); n++ {
 		if r.stopRequested() {
@@ -103,7 +104,7 @@ func (r *runner) execute(ctx context.Context, from int) error {
 			return err
 		}
 	}
-	return nil
+	return r.checks(ctx)
 }
 
 // wave writes one wave's pending steps, waits for readiness and journals it.
@@ -169,7 +170,19 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 	r.e.emit(progress.Event{Kind: progress.StepStarted, Wave: wave, Ref: t.step.Ref.String(), Action: string(t.step.Action)})
 	w, err := t.write(ctx, r.in.Fresh[t.step.Ref])
 	r.fp.hit(ctx, FailAfterWrite)
-	if err != nil && unknownOutcome(ctx, err) {
+	if err != nil && lostAnswer(ctx, err) {
+		var settled bool
+		var jerr error
+		settled, w, err, jerr = r.retryLost(ctx, t, i, err)
+		if jerr != nil {
+			return jerr
+		}
+		if settled {
+			r.e.emit(stepFinished(wave, t.step, journal.ResultApplied, nil))
+			return nil
+		}
+	}
+	if err != nil && (unknownOutcome(ctx, err) || lostAnswer(ctx, err)) {
 		// Whether the write landed is unknown, so no outcome is journaled:
 		// resume, or compensation, settles the step by reading the cluster.
 		r.mu.Lock()
@@ -206,7 +219,7 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 // the same run (a resume after a crash that followed it): history.Add
 // answers the revision already recorded.
 func (r *runner) revision() (int, error) {
-	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets}
+	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets, Checks: r.checked}
 	for _, s := range r.in.Plan.Steps {
 		if s.Action != plan.Delete {
 			rev.Objects = append(rev.Objects, history.Object{Ref: s.Ref, APIVersion: s.APIVersion, Resource: s.Resource, Manifest: s.Manifest})
@@ -227,6 +240,71 @@ func stepFinished(wave int, s plan.Step, result journal.Result, cause error) pro
 		ev.Error = cause.Error()
 	}
 	return ev
+}
+
+// Retries of a write whose answer was lost, and the pause before the first
+// (doubled before each next one).
+const (
+	lostAnswerRetries = 3
+	lostAnswerPause   = 250 * time.Millisecond
+)
+
+// retryLost settles a write whose answer was lost while the run goes on:
+// it reads the cluster and journals what it found. If the write landed the
+// step is done (settled true) and is not written again; if it did not, a
+// new intent is journaled and the write retried, at most lostAnswerRetries
+// times. It returns the last write's result (an answer still lost leaves
+// the step in doubt, for resume or compensation) and, apart, a journal
+// error, which ends the run.
+func (r *runner) retryLost(ctx context.Context, t *target, i int, err error) (settled bool, w written, werr, jerr error) {
+	pause := lostAnswerPause
+	for range lostAnswerRetries {
+		select {
+		case <-ctx.Done():
+			return false, written{}, err, nil
+		case <-time.After(pause):
+		}
+		pause *= 2
+		ok, lw, serr := t.landed(ctx)
+		if serr != nil {
+			return false, written{}, err, nil // still unknown; keep the write's own error
+		}
+		if jerr := r.recordSettledLocked(t, i, ok, lw); jerr != nil || ok {
+			return ok, lw, nil, jerr
+		}
+		intent := journal.Record{Type: journal.Intent, Step: i, Action: string(t.step.Action), Ref: &t.step.Ref}
+		if jerr := r.append(intent); jerr != nil {
+			return false, written{}, nil, jerr
+		}
+		w, err = t.write(ctx, r.in.Fresh[t.step.Ref])
+		if err == nil || !lostAnswer(ctx, err) {
+			return false, w, err, nil
+		}
+	}
+	return false, written{}, err, nil
+}
+
+// recordSettledLocked is recordSettled for a step written concurrently
+// with others.
+func (r *runner) recordSettledLocked(t *target, i int, ok bool, w written) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.recordSettled(t, i, ok, w)
+}
+
+// lostAnswer reports whether a write's answer was lost while the run is
+// still going: the connection broke or timed out, or the server (or a
+// proxy before it) answered with a 5xx error, which does not say whether
+// the write was carried out. Reading the cluster tells.
+func lostAnswer(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var se apierrors.APIStatus
+	if errors.As(err, &se) && se.Status().Code >= 500 {
+		return true
+	}
+	return unknownOutcome(ctx, err)
 }
 
 // unknownOutcome reports whether a failed write may still have been

@@ -27,6 +27,7 @@ type Summary struct {
 	Outcome  string         `json:"outcome"`
 	Objects  int            `json:"objects"` // how many objects the revision holds
 	Secrets  map[string]int `json:"secrets,omitempty"`
+	Checks   *Checks        `json:"checks,omitempty"`
 }
 
 // Summary returns r's summary. Its Secrets is a copy.
@@ -34,7 +35,7 @@ func (r *Revision) Summary() Summary {
 	return Summary{
 		Number: r.Number, Plan: r.Plan, Run: r.Run, Source: r.Source,
 		Started: r.Started, Finished: r.Finished, Outcome: r.Outcome,
-		Objects: len(r.Objects), Secrets: maps.Clone(r.Secrets),
+		Objects: len(r.Objects), Secrets: maps.Clone(r.Secrets), Checks: r.Checks.clone(),
 	}
 }
 

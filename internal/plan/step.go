@@ -37,6 +37,7 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 		Origin:     o.Origin,
 		Manifest:   m.dig.Sealed(o.Object),
 		Warnings:   imageWarnings(o.Object),
+		NoWait:     noWait(o.Object, m.in.Wait),
 	}
 	s.Desired = m.dig.Of(s.Manifest)
 	live := m.live.get(ref)

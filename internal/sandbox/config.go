@@ -45,6 +45,14 @@ type extraArg struct {
 	Override bool   `json:"override"`
 }
 
+// clientRate raises a component's API client rate limit. kwokctl adds the
+// flags (Override false): it passes neither.
+func clientRate(component string) componentPatch {
+	return componentPatch{Name: component, ExtraArgs: []extraArg{
+		{Key: "kube-api-qps", Value: "500"}, {Key: "kube-api-burst", Value: "1000"},
+	}}
+}
+
 // renderConfig returns the kwokctl configuration for a sandbox using bins:
 // binary runtime, every component bound to 127.0.0.1, the kwok controller
 // reporting 127.0.0.1 as node IP and managing only the nodes annotated
@@ -78,7 +86,11 @@ func renderConfig(bins Binaries, stages []stage) ([]byte, error) {
 				{Key: "manage-all-nodes", Value: "false", Override: true},
 				{Key: "manage-nodes-with-annotation-selector", Value: KwokNodeAnnotation + "=fake"},
 			},
-		}},
+		},
+			// The default 20 requests a second let 300 one-replica
+			// Deployments take 70 s to become Available; at 500, 18 s.
+			clientRate("kube-controller-manager"), clientRate("kube-scheduler"),
+		},
 	}
 	out, err := yaml.Marshal(cfg)
 	if err != nil {

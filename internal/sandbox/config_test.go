@@ -42,12 +42,31 @@ func TestRenderConfigKwokManagesOnlyFakeNodes(t *testing.T) {
 	if err := yaml.Unmarshal(out, &cfg); err != nil {
 		t.Fatalf("decode renderConfig(): %v\n%s", err, out)
 	}
-	want := []componentPatch{{Name: "kwok-controller", ExtraArgs: []extraArg{
+	want := componentPatch{Name: "kwok-controller", ExtraArgs: []extraArg{
 		{Key: "node-ip", Value: "127.0.0.1", Override: true},
 		{Key: "manage-all-nodes", Value: "false", Override: true},
 		{Key: "manage-nodes-with-annotation-selector", Value: "kwok.x-k8s.io/node=fake"},
-	}}}
-	if diff := cmp.Diff(want, cfg.ComponentsPatches); diff != "" {
-		t.Errorf("renderConfig() components patches (-want +got):\n%s", diff)
+	}}
+	if len(cfg.ComponentsPatches) == 0 {
+		t.Fatalf("renderConfig() has no components patches:\n%s", out)
+	}
+	if diff := cmp.Diff(want, cfg.ComponentsPatches[0]); diff != "" {
+		t.Errorf("renderConfig() kwok-controller patch (-want +got):\n%s", diff)
+	}
+}
+
+// The controller-manager and scheduler get client rate flags added (not
+// overridden: kwokctl passes none, and an override of a missing flag is
+// dropped with a warning).
+func TestRenderConfigRaisesClientRates(t *testing.T) {
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, component := range []string{"kube-controller-manager", "kube-scheduler"} {
+		want := "- extraArgs:\n  - key: kube-api-qps\n    override: false\n    value: \"500\"\n  - key: kube-api-burst\n    override: false\n    value: \"1000\"\n  name: " + component + "\n"
+		if !strings.Contains(string(out), want) {
+			t.Errorf("renderConfig() lacks the client rate of %s:\n%s", component, out)
+		}
 	}
 }

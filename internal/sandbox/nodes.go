@@ -23,13 +23,19 @@ const (
 // NodeName is the name of the i-th fake node of every sandbox.
 func NodeName(i int) string { return fmt.Sprintf("kwok-node-%d", i) }
 
+// NodePods is how many pods each fake node takes. Its pods run nothing, so
+// CPU, memory and storage are sized to match: a pod's requests never stop
+// it from being scheduled before the pod count does.
+const NodePods = 1000
+
 // fakeNode is a node kwok manages, reachable only at 127.0.0.1, carrying
 // taints.
 func fakeNode(name string, taints []corev1.Taint) *corev1.Node {
 	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("32"),
-		corev1.ResourceMemory: resource.MustParse("256Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
+		corev1.ResourceCPU:              resource.MustParse("1000"),
+		corev1.ResourceMemory:           resource.MustParse("4Ti"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("10Ti"),
+		corev1.ResourcePods:             *resource.NewQuantity(NodePods, resource.DecimalSI),
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{

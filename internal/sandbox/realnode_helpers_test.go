@@ -48,7 +48,7 @@ func openRealNode(t *testing.T, fakeNodes int) *sandbox.Sandbox {
 	}
 	sb, err := sandbox.Open(sandbox.Options{
 		Name: fmt.Sprintf("r%d", time.Now().UnixNano()%1_000_000_000), Dir: dir, Nodes: fakeNodes,
-		ToolsDir: os.DevNull, RealNode: true, Progress: testProgress{t},
+		ToolsDir: os.DevNull, RealNode: true, Progress: testProgress{t}, Agent: sandboxtest.AgentCommand(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,11 @@ func upRealNode(t *testing.T, sb *sandbox.Sandbox) *realNodeSandbox {
 	if err != nil || !ok || info.RealNode != sandbox.RealNodeName {
 		t.Fatalf("RealNode() = %+v, %t, %v; Info.RealNode %q; want %s", node, ok, err, info.RealNode, sandbox.RealNodeName)
 	}
-	return &realNodeSandbox{Sandbox: sb, info: info, node: node, api: sandboxtest.Connect(t, info.Kubeconfig, info.Context)}
+	api, err := sandboxtest.Connect(info.Kubeconfig, info.Context)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &realNodeSandbox{Sandbox: sb, info: info, node: node, api: api}
 }
 
 // loadNodeApp builds the nodeapp image and loads it into the real node.

@@ -34,6 +34,17 @@ type Options struct {
 	Timeout time.Duration
 	// Progress receives a line per step; nil discards.
 	Progress Progress
+	// Agent is the command line that runs the sandbox agent (the default
+	// StorageClass's provisioner and the load-balancer address keeper,
+	// see RunAgent): a program that parses AgentOptions.RegisterFlags'
+	// flags after these arguments and calls RunAgent. The piceli binary
+	// does this as `piceli sandbox agent`. Nil means no agent: claims of
+	// the default class stay Pending and LoadBalancer Services get no
+	// address.
+	Agent []string
+	// NoLoadBalancer starts the agent without its load-balancer part, for
+	// a cluster that behaves like one without a load-balancer controller.
+	NoLoadBalancer bool
 }
 
 // Sandbox is one named local control plane. Methods start, stop and inspect

@@ -58,13 +58,14 @@ func (s *Sandbox) Up(ctx context.Context) (Info, error) {
 func (s *Sandbox) up(ctx context.Context) (Info, error) {
 	if s.healthy(ctx) {
 		stepf(s.opts.Progress, "sandbox %q is already running", s.layout.Name)
+		s.noteMissingAgent()
 		return s.ready(ctx, true)
 	}
 	if err := s.clearStale(ctx); err != nil {
 		return Info{}, err
 	}
 	start := time.Now()
-	if err := s.create(ctx); err != nil {
+	if err := s.createSettled(ctx); err != nil {
 		return Info{}, s.undo(err)
 	}
 	if err := s.startOwnComponents(ctx); err != nil {
@@ -177,11 +178,6 @@ func (s *Sandbox) create(ctx context.Context) error {
 		return fmt.Errorf("write kwokctl config: %w", err)
 	}
 	stepf(s.opts.Progress, "start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on %s", LoopbackIP)
-	unlock, err := lockStart(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	return s.kwokctl(ctx, "create", "cluster", "--name", s.layout.Name, "--runtime", "binary",
 		"--config", s.layout.Config(), "--kubeconfig", "", "--wait", "60s")
 }

@@ -39,17 +39,6 @@ func RequireRealNode(t testing.TB, bins sandbox.Binaries) {
 	t.Skipf("real node unavailable: %s", reason)
 }
 
-// Connect returns the sandbox whose kubeconfig and context are given, with
-// clients, failing the test when its API server does not answer.
-func Connect(t testing.TB, kubeconfig, kubeContext string) *Sandbox {
-	t.Helper()
-	sb, err := connect(kubeconfig, kubeContext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sb
-}
-
 // NodeAppImage builds the nodeapp program statically and packs it alone
 // into an image named NodeAppRef, written as a docker archive in a
 // temporary directory; it returns the archive's path, for Sandbox.Load.
