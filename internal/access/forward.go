@@ -19,6 +19,7 @@ type forward struct {
 	s         *Session
 	namespace string
 	service   string
+	req       Request // what it forwards to, read again on every dial
 	ports     []*port
 
 	mu      sync.Mutex
@@ -43,17 +44,17 @@ func (p *port) local() netip.AddrPort { return localAddr(p.ln) }
 
 // newForward reads the Service and binds a listener for each port of r.
 func (s *Session) newForward(ctx context.Context, r Request) (*forward, error) {
-	f := &forward{s: s, namespace: r.Namespace, service: r.Service, conns: map[net.Conn]bool{},
+	f := &forward{s: s, namespace: r.Namespace, service: r.Service, req: r, conns: map[net.Conn]bool{},
 		ready: make(chan struct{}), changed: make(chan struct{}), waitMsg: "not connected yet"}
 	var nums []int32
 	for _, p := range r.Ports {
 		nums = append(nums, p.Port)
 	}
-	if _, err := readService(ctx, s.cs, r.Namespace, r.Service, nums); err != nil {
+	if _, err := readBackend(ctx, s.cs, r, nums); err != nil {
 		return nil, err
 	}
 	for _, p := range r.Ports {
-		ln, err := listen(r.Service, p.Port, p.Local)
+		ln, err := listen(r.Address, r.Service, p.Port, p.Local)
 		if err != nil {
 			f.close()
 			return nil, err
@@ -153,17 +154,17 @@ func (f *forward) dial(ctx context.Context, avoid string) (*tunnel, error) {
 	for _, p := range f.ports {
 		nums = append(nums, p.port)
 	}
-	svc, err := readService(ctx, f.s.cs, f.namespace, f.service, nums)
+	b, err := readBackend(ctx, f.s.cs, f.req, nums)
 	if err != nil {
 		return nil, err
 	}
-	pod, err := choosePod(ctx, f.s.cs, svc, avoid)
+	pod, err := b.choose(ctx, f.s.cs, f.namespace, avoid)
 	if err != nil {
 		return nil, err
 	}
 	ports := map[int32]int32{}
 	for _, n := range nums {
-		cp, err := containerPort(pod, servicePort(svc, n))
+		cp, err := b.targetPort(pod, n)
 		if err != nil {
 			return nil, err
 		}
@@ -217,11 +218,11 @@ func (f *forward) podGone(ctx context.Context) (string, bool) {
 // otherReady reports whether the Service has a ready pod besides pod, so
 // that a pod merely not ready is left only for a better one.
 func (f *forward) otherReady(ctx context.Context, pod *corev1.Pod) bool {
-	svc, err := readService(ctx, f.s.cs, f.namespace, f.service, nil)
+	b, err := readBackend(ctx, f.s.cs, f.req, nil)
 	if err != nil {
 		return false
 	}
-	other, err := choosePod(ctx, f.s.cs, svc, pod.Name)
+	other, err := b.choose(ctx, f.s.cs, f.namespace, pod.Name)
 	return err == nil && other.Name != pod.Name
 }
 

@@ -56,14 +56,21 @@ func portList(svc *corev1.Service) string {
 	return strings.Join(out, ", ")
 }
 
-// choosePod returns the ready pod of svc a forward goes to: the oldest
-// (then first by name) ready pod other than avoid, else avoid itself if it
-// is still ready. It fails with errNoReadyPod when none is.
+// choosePod returns the ready pod of svc a forward goes to (see
+// chooseSelected).
 func choosePod(ctx context.Context, cs kubernetes.Interface, svc *corev1.Service, avoid string) (*corev1.Pod, error) {
 	sel := labels.SelectorFromSet(svc.Spec.Selector).String()
-	list, err := cs.CoreV1().Pods(svc.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	return chooseSelected(ctx, cs, svc.Namespace, sel, "Service/"+svc.Namespace+"/"+svc.Name, avoid)
+}
+
+// chooseSelected returns the ready pod of namespace selected by sel a
+// forward goes to: the oldest (then first by name) ready pod other than
+// avoid, else avoid itself if it is still ready. It fails with
+// errNoReadyPod when none is; what names the selecting object.
+func chooseSelected(ctx context.Context, cs kubernetes.Interface, namespace, sel, what, avoid string) (*corev1.Pod, error) {
+	list, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
-		return nil, fmt.Errorf("list pods of Service/%s/%s: %w", svc.Namespace, svc.Name, err)
+		return nil, fmt.Errorf("list pods of %s: %w", what, err)
 	}
 	var ready []*corev1.Pod
 	for i := range list.Items {
@@ -85,7 +92,7 @@ func choosePod(ctx context.Context, cs kubernetes.Interface, svc *corev1.Service
 	if len(ready) > 0 {
 		return ready[0], nil
 	}
-	return nil, fmt.Errorf("Service/%s/%s: %w (selector %s)", svc.Namespace, svc.Name, errNoReadyPod, sel)
+	return nil, fmt.Errorf("%s: %w (selector %s)", what, errNoReadyPod, sel)
 }
 
 // podReady reports whether a pod runs, is Ready and is not being deleted.

@@ -70,9 +70,16 @@ func joinPorts(ps []int) string {
 	return s
 }
 
-// listen binds the local end of a forward on 127.0.0.1: local when it is
-// positive, any free port for Ephemeral, else the first free candidate.
-func listen(component string, port int32, local int) (net.Listener, error) {
+// listen binds the local end of a forward on address (empty: Loopback),
+// which must be 127.0.0.1 or ::1: local when it is positive, any free port
+// for Ephemeral, else the first free candidate.
+func listen(address, component string, port int32, local int) (net.Listener, error) {
+	if address == "" {
+		address = Loopback
+	}
+	if err := CheckLoopback(address); err != nil {
+		return nil, fmt.Errorf("forward %s: %w", component, err)
+	}
 	tried := Candidates(port)
 	switch {
 	case local == Ephemeral:
@@ -81,13 +88,22 @@ func listen(component string, port int32, local int) (net.Listener, error) {
 		tried = []int{local}
 	}
 	for _, p := range tried {
-		ln, err := net.Listen("tcp", net.JoinHostPort(Loopback, strconv.Itoa(p)))
+		ln, err := net.Listen("tcp", net.JoinHostPort(address, strconv.Itoa(p)))
 		if err == nil {
 			return ln, nil
 		}
 		if !errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("listen on %s:%d for %s: %w", Loopback, p, component, err)
+			return nil, fmt.Errorf("listen on %s for %s: %w", net.JoinHostPort(address, strconv.Itoa(p)), component, err)
 		}
 	}
 	return nil, &PortTakenError{Component: component, Port: port, Tried: tried, Explicit: local > 0}
+}
+
+// CheckLoopback accepts only the loopback addresses a forward or the
+// operations lens may bind: 127.0.0.1 and ::1, written as such.
+func CheckLoopback(address string) error {
+	if address != "127.0.0.1" && address != "::1" {
+		return fmt.Errorf("bind address %q refused: only 127.0.0.1 or ::1 (loopback) may be bound", address)
+	}
+	return nil
 }

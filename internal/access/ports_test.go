@@ -45,7 +45,7 @@ func occupy(t *testing.T) int {
 
 func TestListenRefusesATakenExplicitPort(t *testing.T) {
 	taken := occupy(t)
-	_, err := listen("web", 80, taken)
+	_, err := listen("", "web", 80, taken)
 	var pt *PortTakenError
 	if !errors.As(err, &pt) || !pt.Explicit || pt.Tried[0] != taken {
 		t.Fatalf("listen(web, 80, %d) error = %v, want a *PortTakenError for that port", taken, err)
@@ -68,7 +68,7 @@ func TestListenFallsBackDeterministically(t *testing.T) {
 			continue
 		}
 		probe.Close()
-		ln, err := listen("api", int32(taken), 0)
+		ln, err := listen("", "api", int32(taken), 0)
 		if err != nil {
 			t.Fatalf("listen(api, %d, 0) with %d taken: %v", taken, taken, err)
 		}
@@ -82,7 +82,7 @@ func TestListenFallsBackDeterministically(t *testing.T) {
 }
 
 func TestListenEphemeralIsLoopback(t *testing.T) {
-	ln, err := listen("web", 80, Ephemeral)
+	ln, err := listen("", "web", 80, Ephemeral)
 	if err != nil {
 		t.Fatal(err)
 	}

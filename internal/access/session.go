@@ -18,14 +18,26 @@ import (
 // Options.Interval is zero.
 const DefaultInterval = time.Second
 
-// Request asks for the ports of one Service to be forwarded.
+// Request asks for the ports of one Service (or, by Kind, of a
+// Deployment's or one Pod's containers) to be forwarded.
 type Request struct {
 	Namespace string
-	Service   string
-	Ports     []Port
+	Service   string // the name of the Service, or of the Deployment or Pod Kind names
+	Kind      Kind   // zero means KindService
+	// Address is the loopback address to listen on, 127.0.0.1 or ::1;
+	// empty means Loopback. Any other address is refused.
+	Address string
+	Ports   []Port
 }
 
-// Port is one Service port to forward and the local port to forward it
+func (r Request) kind() Kind {
+	if r.Kind == "" {
+		return KindService
+	}
+	return r.Kind
+}
+
+// Port is one Service port (a container port for a Deployment or Pod) to forward and the local port to forward it
 // from: positive asks for that port (taken is a *PortTakenError), zero
 // applies the rule of Candidates, Ephemeral takes any free port.
 type Port struct {
@@ -51,7 +63,7 @@ type Forwarded struct {
 	Service   string
 	Port      int32
 	PortName  string
-	Local     netip.AddrPort // always on 127.0.0.1
+	Local     netip.AddrPort // always on loopback
 }
 
 // Session is a set of forwards started together. Close ends them all.
