@@ -72,6 +72,13 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 		Checks: s.engineChecks(), SkipChecks: opts.skipChecks(),
 	}}
 	res, err := rs.start(e, ctx, rs.run, in)
+	if res != nil {
+		// The archive is written however the run ended; a failure to
+		// write it is reported, never in place of the run's own error.
+		if aerr := s.r.writeArchive(res); aerr != nil && err == nil {
+			return res, aerr
+		}
+	}
 	if err != nil {
 		return res, runFailed(res, err)
 	}
