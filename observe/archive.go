@@ -1,0 +1,24 @@
+package observe
+
+import (
+	"github.com/pynenc/piceli/internal/archive"
+)
+
+// Archive is a session archive: what one run of a release declared and
+// how it went ("schema": "piceli.session-archive/v1"). Every run of the
+// release package writes one; it holds references and keyed digests,
+// never secret values or manifests.
+type Archive = archive.Archive
+
+// ArchivedObject is one object of an Archive.
+type ArchivedObject = archive.Object
+
+// ReadArchive reads and checks a session archive file. A file that is not
+// one is an *InputError naming the file (and line or key).
+func ReadArchive(path string) (*Archive, error) {
+	a, err := archive.Read(path)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	return a, nil
+}

@@ -1,0 +1,70 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/client-go/metadata"
+
+	"github.com/pynenc/piceli/internal/kube"
+)
+
+// Target names a cluster: a kubeconfig file and a context in it, both
+// required. Neither $KUBECONFIG, ~/.kube/config nor the file's
+// current-context is ever read.
+type Target struct {
+	Kubeconfig string
+	Context    string
+	// AllowExec lets the kubeconfig's exec credential plugin run.
+	AllowExec bool
+}
+
+// Cluster is a connection to one target. It is safe for concurrent use.
+type Cluster struct {
+	c    *kube.Client
+	meta metadata.Interface
+	// Server and Context say which server and context are used.
+	Server  string
+	Context string
+}
+
+// ErrBadInput marks an error caused by what the caller gave (a missing
+// flag, a malformed file, a refused address or port); nothing was changed.
+var ErrBadInput = errors.New("bad input")
+
+// InputError is bad input: its message names what was wrong.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Is makes an *InputError match ErrBadInput.
+func (e *InputError) Is(target error) bool { return target == ErrBadInput }
+
+func badInput(format string, args ...any) error {
+	return &InputError{Err: fmt.Errorf(format, args...)}
+}
+
+// Connect opens t; it does not contact the server (the first request
+// does). A missing kubeconfig or context, or one the file lacks, is an
+// *InputError.
+func Connect(ctx context.Context, t Target) (*Cluster, error) {
+	if t.Kubeconfig == "" || t.Context == "" {
+		return nil, badInput("a kubeconfig file and a context are both required (--kubeconfig, --context)")
+	}
+	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: t.AllowExec})
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	m, err := metadata.NewForConfig(c.Config)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", c.Server, err)
+	}
+	return &Cluster{c: c, meta: m, Server: c.Server, Context: c.ContextName}, nil
+}
+
+// identity reads the cluster's kube-system UID.
+func (cl *Cluster) identity(ctx context.Context) (kube.Identity, error) {
+	return cl.c.Identity(ctx)
+}
