@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pynenc/piceli/observe"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -49,7 +50,7 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.Code
-	case release.IsRefused(err):
+	case release.IsRefused(err), errors.Is(err, observe.ErrBadInput):
 		return ExitRefused
 	case errors.As(err, new(*release.ApprovalRequiredError)):
 		return ExitApproval
