@@ -17,8 +17,10 @@ import (
 // The hard caps of a log tail, whatever is asked: at most MaxTailLines
 // lines and MaxTailBytes bytes (line ends included) reach the caller.
 const (
-	MaxTailLines     = 10000
-	MaxTailBytes     = 1 << 20
+	MaxTailLines = 10000
+	MaxTailBytes = 1 << 20
+	// MaxReadBytes bounds what one tail reads from the API server.
+	MaxReadBytes     = 16 << 20
 	DefaultTailLines = 100
 )
 
@@ -68,7 +70,10 @@ func Logs(ctx context.Context, cl *Cluster, opts LogsOptions) (*LogTail, error) 
 	if container == "" {
 		container = defaultContainer(pod)
 	}
-	tail, limit64 := int64(lines), int64(limit)
+	// The server cuts at LimitBytes from the start of the tail, so the
+	// byte cap is kept here, on the stream's end; the server's limit only
+	// bounds what is read.
+	tail, limit64 := int64(lines), int64(MaxReadBytes)
 	req := cl.c.Clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{
 		Container: container, Previous: opts.Previous, TailLines: &tail, LimitBytes: &limit64})
 	stream, err := req.Stream(ctx)
