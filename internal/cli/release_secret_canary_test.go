@@ -132,6 +132,22 @@ func TestSecretCanariesNeverLeak(t *testing.T) {
 	piceli(ExitOK, "release", "status", "--spec", r.spec)
 	piceli(ExitOK, "release", "history", "--spec", r.spec)
 	piceli(ExitOK, "release", "history", "--spec", r.spec, "-o", "json")
+	// Every run (applied, compensated, stopped and resumed, rolled back)
+	// archived itself; the archives are swept with the state directory,
+	// and so are an export and what the lens prints of it.
+	runs, err := os.ReadDir(filepath.Join(r.stateDir, "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range runs {
+		if _, err := os.Stat(filepath.Join(r.stateDir, "runs", d.Name(), "archive.json")); d.IsDir() && err != nil {
+			t.Errorf("run %s has no session archive: %v", d.Name(), err)
+		}
+	}
+	archivePath := filepath.Join(r.dir, "exported-archive.json")
+	piceli(ExitOK, "release", "archive", "--spec", r.spec, "--out", archivePath)
+	lens := run(t, "observe", "status", "--archive", archivePath, "--kubeconfig", sb.Kubeconfig, "--context", sb.Context, "-o", "json")
+	out.add("observe status", lens.stdout+lens.stderr)
 	piceli(ExitOK, "render", "--spec", r.spec)
 	piceli(ExitOK, "render", "--spec", r.spec, "-o", "json")
 	piceli(ExitOK, "render", "--spec", r.spec, "--out", renderDir)
