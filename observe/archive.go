@@ -22,3 +22,6 @@ func ReadArchive(path string) (*Archive, error) {
 	}
 	return a, nil
 }
+
+// ArchiveSchema is the schema of a session archive document.
+const ArchiveSchema = archive.Schema
