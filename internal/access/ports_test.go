@@ -91,3 +91,20 @@ func TestListenEphemeralIsLoopback(t *testing.T) {
 		t.Errorf("listen(Ephemeral) bound %s, want 127.0.0.1 and a port", a)
 	}
 }
+
+func TestListenBindsOnlyLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0", "::", "192.0.2.1", "localhost"} {
+		if ln, err := listen(addr, "web", 8080, Ephemeral); err == nil {
+			ln.Close()
+			t.Errorf("listen(%q) bound %s, want it refused", addr, ln.Addr())
+		}
+	}
+	for _, addr := range []string{"127.0.0.1", "::1"} {
+		ln, err := listen(addr, "web", 8080, Ephemeral)
+		if err != nil {
+			t.Errorf("listen(%q) = %v, want a loopback listener", addr, err)
+			continue
+		}
+		ln.Close()
+	}
+}
