@@ -96,10 +96,11 @@ func closeIdleOf(sb *sandboxtest.Sandbox) {
 	}
 }
 
-// webPods lists the names of the pods of Deployment web.
-func webPods(t *testing.T, sb *sandboxtest.Sandbox, ns string) []string {
+// webPods lists the names of the pods of Deployment web, selected by
+// selector, that are not being deleted.
+func webPods(t *testing.T, sb *sandboxtest.Sandbox, ns, selector string) []string {
 	t.Helper()
-	list, err := sb.Clientset.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
+	list, err := sb.Clientset.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestAccessReconnectsAndEndsCleanlyOnSIGINT(t *testing.T) {
 	})
 	r.apply(t, r.plan(t))
 	first, second := sandboxtest.LoopbackHTTP(t), sandboxtest.LoopbackHTTP(t)
-	pods := webPods(t, sb, r.ns)
+	pods := webPods(t, sb, r.ns, "app=web")
 	if len(pods) != 1 {
 		t.Fatalf("web has pods %v, want one", pods)
 	}
@@ -147,7 +148,7 @@ func TestAccessReconnectsAndEndsCleanlyOnSIGINT(t *testing.T) {
 	}
 	var replacement string
 	sandboxtest.Eventually(t, time.Minute, "the replacement pod", func(context.Context) (bool, error) {
-		if now := webPods(t, sb, r.ns); len(now) == 1 && now[0] != pods[0] {
+		if now := webPods(t, sb, r.ns, "app=web"); len(now) == 1 && now[0] != pods[0] {
 			replacement = now[0]
 		}
 		return replacement != "", nil

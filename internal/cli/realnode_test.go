@@ -111,7 +111,7 @@ func TestAccessReachesTheRealContainerAndReconnects(t *testing.T) {
 	r := newImageSecretRelease(t, sb, ref, "", rolloutKeys, realWeb)
 	r.writeSecretFile(t, "secret/pw.txt", "version-one")
 	r.apply(t, r.plan(t))
-	pods := realWebPods(t, sb, r.ns)
+	pods := webPods(t, sb, r.ns, "app.kubernetes.io/name=web")
 	if len(pods) != 1 {
 		t.Fatalf("web has pods %v, want one", pods)
 	}
@@ -125,27 +125,11 @@ func TestAccessReachesTheRealContainerAndReconnects(t *testing.T) {
 	}
 	var replacement string
 	sandboxtest.Eventually(t, 2*time.Minute, "the replacement pod answering through access", func(context.Context) (bool, error) {
-		if now := realWebPods(t, sb, r.ns); len(now) == 1 && now[0] != pods[0] {
+		if now := webPods(t, sb, r.ns, "app.kubernetes.io/name=web"); len(now) == 1 && now[0] != pods[0] {
 			replacement = now[0]
 		}
 		got, _ := body(a.url)
 		return replacement != "" && got == helloGreeting && strings.Contains(a.out.String(), "reconnected → pod "+replacement), nil
 	})
 	a.interrupt(t, sb)
-}
-
-// realWebPods lists the running, not deleted pods of Deployment web.
-func realWebPods(t *testing.T, sb *sandboxtest.Sandbox, ns string) []string {
-	t.Helper()
-	list, err := sb.Clientset.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=web"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil {
-			out = append(out, p.Name)
-		}
-	}
-	return out
 }
