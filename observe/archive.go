@@ -16,6 +16,9 @@ type ArchivedObject = archive.Object
 // ReadArchive reads and checks a session archive file. A file that is not
 // one is an *InputError naming the file (and line or key).
 func ReadArchive(path string) (*Archive, error) {
+	if path == "" {
+		return nil, badInput("a session archive file is required (--archive FILE; piceli release archive --out FILE writes one)")
+	}
 	a, err := archive.Read(path)
 	if err != nil {
 		return nil, &InputError{Err: err}

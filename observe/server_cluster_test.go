@@ -48,7 +48,7 @@ func serve(t *testing.T, l *lens, a *observe.Archive, user string, prefs observe
 
 type call struct {
 	method, path, host, token, origin, body string
-	contentLength                            int64
+	contentLength                           int64
 }
 
 func (s *serving) do(t *testing.T, c call) (*http.Response, string) {
@@ -193,5 +193,20 @@ func TestServerResponsesHoldNoSecretValue(t *testing.T) {
 				t.Errorf("a response holds the value of Secret %s (as %q)", name, form)
 			}
 		}
+	}
+}
+
+// An archive of another cluster is reconciled but said plainly to be of
+// another cluster, and the report is unhealthy.
+func TestStatusSaysWhenTheClusterIsNotTheArchives(t *testing.T) {
+	l := newLens(t, 0)
+	a := l.archiveOf(t, object.Ref{Group: "apps", Kind: "Deployment", Namespace: l.ns, Name: "api"})
+	a.Target.ClusterUID = "uid-of-another-cluster"
+	rep, err := observe.Status(t.Context(), l.cl, a, observe.StatusOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cluster.Same || !strings.Contains(rep.Cluster.Message, "not the archive's cluster") || rep.Healthy() {
+		t.Errorf("Status of another cluster's archive: cluster %+v, healthy %v; want it said plainly and unhealthy", rep.Cluster, rep.Healthy())
 	}
 }
