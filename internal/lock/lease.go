@@ -53,12 +53,12 @@ type LeaseLock struct {
 	identity string
 	duration time.Duration
 
-	lease   *coordinationv1.Lease // owned by the renewal goroutine until done closes
+	lease *coordinationv1.Lease // owned by the renewal goroutine until done closes
 	// namespace and transitions are fixed once acquired: Fence reads
 	// them while the renewal goroutine owns lease.
 	namespace   string
 	transitions int32
-	renewed time.Time             // last successful write, owned likewise
+	renewed     time.Time // last successful write, owned likewise
 
 	stop     chan struct{}
 	stopOnce sync.Once
