@@ -172,14 +172,19 @@ func (c *Cluster) readChunk(ctx context.Context, ch Chunk) ([]byte, string, erro
 }
 
 // Pull brings the cache up to date with the newest complete snapshot.
+// A cache that already agrees with the current snapshot costs one read.
 func (c *Cluster) Pull(ctx context.Context) (*Pulled, error) {
+	rec := readSync(c.Dir)
+	m, _, err := c.readManifest(ctx)
+	if err != nil || m == nil || m.Current == nil {
+		return &Pulled{}, err
+	}
+	if rec.Generation == m.Current.Generation && rec.Digest == m.Current.Digest {
+		return &Pulled{Generation: rec.Generation, Files: len(rec.Files)}, nil
+	}
 	_, snap, files, refused, err := c.Read(ctx)
 	if err != nil || snap == nil {
 		return &Pulled{}, err
-	}
-	rec := readSync(c.Dir)
-	if rec.Generation == snap.Generation && rec.Digest == snap.Digest {
-		return &Pulled{Generation: snap.Generation, Files: len(files), Refused: refused}, nil
 	}
 	changed, err := Merge(c.Dir, files, rec.gone(files))
 	if err != nil {
