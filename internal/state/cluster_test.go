@@ -17,7 +17,13 @@ import (
 // held takes the release's Lease in ns and returns its fence.
 func held(t *testing.T, cs kubernetes.Interface, ns, run string) (*lock.LeaseLock, Fence) {
 	t.Helper()
-	l, err := lock.Lease(t.Context(), cs, ns, "shop", lock.CurrentHolder(run), lock.LeaseOptions{})
+	return heldFor(t, cs, ns, "shop", run)
+}
+
+// heldFor takes the Lease of release in ns and returns its fence.
+func heldFor(t *testing.T, cs kubernetes.Interface, ns, release, run string) (*lock.LeaseLock, Fence) {
+	t.Helper()
+	l, err := lock.Lease(t.Context(), cs, ns, release, lock.CurrentHolder(run), lock.LeaseOptions{})
 	if err != nil {
 		t.Fatalf("lock.Lease: %v", err)
 	}
