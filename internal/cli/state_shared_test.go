@@ -111,5 +111,3 @@ func (r *secretRelease) liveSecret(t *testing.T) *corev1.Secret {
 	}
 	return s
 }
-
-
