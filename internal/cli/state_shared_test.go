@@ -30,7 +30,7 @@ var sharedBody = goComposition{body: `	_ = a.ConfigMap("cfg", app.Data("broken",
 func machine(t *testing.T, r *secretRelease) *secretRelease {
 	t.Helper()
 	dir := t.TempDir()
-	m := &secretRelease{dir: dir, testRelease: &testRelease{sb: r.sb, ns: r.ns, name: r.name, spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}}
+	m := &secretRelease{dir: dir, image: r.image, testRelease: &testRelease{sb: r.sb, ns: r.ns, name: r.name, spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}}
 	piceliModule(t, dir, "example.com/demo")
 	writeFiles(t, dir, map[string]string{"infra.go": secretInfra(sharedKeys, sharedBody)})
 	m.setBroken(t, false, sharedState)
