@@ -65,3 +65,30 @@ func runHistory(t *testing.T, r *testRelease) string {
 	last := revs[len(revs)-1]
 	return fmt.Sprintf("%d %s", last.Number, last.Run)
 }
+
+// A second apply killed before its first push (its intents durable,
+// nothing written, the cluster still naming the first run as the latest)
+// is resumed on the same machine after another machine pushed a plan:
+// pulling the shared state does not take the cache's latest run back to
+// the first one.
+func TestSharedStateResumeBeforeTheFirstPush(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	piceliBinary(t)
+	r := newRelease(t, sb, sharedState, smallManifests())
+	r.apply(t, r.plan(t))
+	r.setManifest(t, "cm-a.yaml", configMapYAML("a", "value", "2"))
+	p := r.plan(t)
+	armed := apply.FailAfterIntent + ":1"
+	proc := startPiceli(t, armed, "release", "apply", "--spec", r.spec, "--approve", p.Hash)
+	if got := proc.wait(t, time.Minute); got != "killed" {
+		t.Fatalf("apply with %s=%s: %s, want killed; output:\n%s", apply.FailpointEnv, armed, got, proc.out.String())
+	}
+	// Meanwhile another machine plans, so the shared state moves on.
+	b := newReleaseIn(t, sb, r.ns, sharedState, smallManifests())
+	b.setManifest(t, "cm-a.yaml", configMapYAML("a", "value", "3")) // a plan of its own
+	b.plan(t)
+	if res := run(t, "release", "resume", "--spec", r.spec); res.code != ExitOK {
+		t.Fatalf("release resume: exit %d\n%s", res.code, res.stderr)
+	}
+	r.assertFinished(t, p)
+}

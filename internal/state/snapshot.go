@@ -129,7 +129,8 @@ func Digest(data []byte) string {
 // Merge writes files into the state directory dir, owner-only, and
 // returns how many it changed. The snapshot wins, except where the local
 // file already extends the snapshot's content (a journal this machine
-// appended to since the last push: append-only files only grow). Files
+// appended to since the last push: append-only files only grow), and
+// except a latest-run pointer naming a later run than the snapshot's. Files
 // not in the snapshot are kept (they were made here and not pushed yet),
 // except those listed in gone: files an earlier pull brought that the
 // shared state no longer holds (removed by retention elsewhere).
@@ -138,7 +139,7 @@ func Merge(dir string, files []File, gone []string) (int, error) {
 	for _, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Path))
 		cur, err := os.ReadFile(path)
-		if err == nil && bytes.HasPrefix(cur, f.Data) {
+		if err == nil && (bytes.HasPrefix(cur, f.Data) || newerRun(f.Path, cur, f.Data)) {
 			continue
 		}
 		if err := writePrivate(path, f.Data); err != nil {
@@ -153,6 +154,17 @@ func Merge(dir string, files []File, gone []string) (int, error) {
 		}
 	}
 	return changed, nil
+}
+
+// latestRun is the file naming a release's latest run.
+const latestRun = "runs/latest"
+
+// newerRun reports whether the cache's latest-run pointer names a later run
+// than the snapshot's: run ids begin with their start time, so they sort by
+// age, and a run started here and killed before its first push stays the
+// one to resume.
+func newerRun(path string, cur, shared []byte) bool {
+	return path == latestRun && bytes.Compare(bytes.TrimSpace(cur), bytes.TrimSpace(shared)) > 0
 }
 
 // writePrivate replaces path atomically, creating its directories

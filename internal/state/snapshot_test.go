@@ -63,7 +63,11 @@ func TestMerge(t *testing.T) {
 	write(t, dir, "history/index.json", "stale")
 	write(t, dir, "plans/local-only.json", "made here, not pushed")
 	write(t, dir, "plans/old.json", "removed elsewhere")
+	write(t, dir, "runs/latest", "20261201-120000-bbbbbb\n") // started here, killed before its first push
+	write(t, dir, "runs/older", "20261201-110000-aaaaaa\n")
 	snap := []File{
+		{Path: "runs/latest", Data: []byte("20261201-110000-aaaaaa\n")},
+		{Path: "runs/older", Data: []byte("20261201-120000-bbbbbb\n")}, // not a pointer: the snapshot wins
 		{Path: "runs/r1/journal", Data: []byte("intent1 outcome1")},
 		{Path: "history/index.json", Data: []byte("fresh")},
 		{Path: "secrets/db/000001.json", Data: []byte("v1")},
@@ -77,6 +81,8 @@ func TestMerge(t *testing.T) {
 		"secrets/db/000001.json": "v1",
 		"plans/local-only.json":  "made here, not pushed",
 		"plans/old.json":         "<missing>",
+		"runs/latest":            "20261201-120000-bbbbbb\n",
+		"runs/older":             "20261201-120000-bbbbbb\n",
 	} {
 		if got := read(t, dir, rel); got != want {
 			t.Errorf("after Merge %s = %q, want %q", rel, got, want)
