@@ -2,15 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -103,36 +97,8 @@ func assertAvailableOnRealNode(t *testing.T, sb *sandboxtest.Sandbox, ns string)
 func TestHelloImageChecksAndRollbackOnTheRealNode(t *testing.T) {
 	rn, ref := helloOnRealNode(t)
 	r := newImageSecretRelease(t, rn.Sandbox, ref, checkExtra(200, strings.TrimSpace(helloGreeting)), rolloutKeys, realWeb)
-	r.writeSecretFile(t, "secret/pw.txt", "version-one")
-	first := r.apply(t, r.plan(t))
-	if !strings.Contains(first.stderr, "check home page (http): passed") {
-		t.Errorf("apply stderr does not report the check passing:\n%s", first.stderr)
-	}
+	r.rollsBackAFailingCheck(t, strings.TrimSpace(helloGreeting))
 	assertAvailableOnRealNode(t, rn.Sandbox, r.ns)
-	v1 := revealed(t, r.spec, secretName, "1")
-
-	r.writeSecretFile(t, "secret/pw.txt", "version-two")
-	r.setBroken(t, false, checkExtra(201, strings.TrimSpace(helloGreeting)))
-	p := r.plan(t)
-	res := run(t, "release", "apply", "--spec", r.spec, "--approve", p.Hash)
-	if res.code != ExitFailed {
-		t.Fatalf("apply with a failing check: exit %d, want 1\n%s", res.code, res.stderr)
-	}
-	for _, want := range []string{`check "home page": GET / answered status 200, want 201`, "rolled back to revision 1", "finished: revision 2"} {
-		if !strings.Contains(res.stderr, want) {
-			t.Errorf("apply stderr does not say %q:\n%s", want, res.stderr)
-		}
-	}
-	if live := r.liveSecretData(t, secretName); !maps.Equal(live, v1) {
-		t.Errorf("after the rollback the live Secret does not hold version 1 (file %q)", live["file"])
-	}
-	assertRollbackHistory(t, r.stateDir)
-	assertAvailableOnRealNode(t, rn.Sandbox, r.ns)
-
-	r.setBroken(t, false, checkExtra(200, strings.TrimSpace(helloGreeting)))
-	if again := run(t, "release", "check", "--spec", r.spec); again.code != ExitOK || !strings.Contains(again.stdout, "passed  home page (http)") {
-		t.Errorf("release check: exit %d, want 0 and the check passed\n%s%s", again.code, again.stdout, again.stderr)
-	}
 }
 
 // Checks acceptance 4 on the real node: access forwards web's port to
@@ -145,27 +111,13 @@ func TestAccessReachesTheRealContainerAndReconnects(t *testing.T) {
 	r := newImageSecretRelease(t, sb, ref, "", rolloutKeys, realWeb)
 	r.writeSecretFile(t, "secret/pw.txt", "version-one")
 	r.apply(t, r.plan(t))
-	pods := realWebPods(t, sb, r.ns)
+	pods := webPods(t, sb, r.ns, "app.kubernetes.io/name=web")
 	if len(pods) != 1 {
 		t.Fatalf("web has pods %v, want one", pods)
 	}
-	local := freePort(t)
-
-	ctx, stop := SignalContext(context.Background())
-	defer stop()
-	closeIdleOf(sb)
-	before := runtime.NumGoroutine()
-	var out, errOut syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- Run(ctx, []string{"access", "--spec", r.spec, "--port", fmt.Sprintf("web=%d", local)}, &out, &errOut)
-	}()
-	sandboxtest.Eventually(t, time.Minute, "the forwarding line", func(context.Context) (bool, error) {
-		return forwardLine.MatchString(out.String()), nil
-	})
-	url := "http://127.0.0.1:" + strconv.Itoa(local) + "/"
-	if got, err := body(url); got != helloGreeting {
-		t.Fatalf("GET %s = %q, %v; want the container's greeting %q", url, got, err, helloGreeting)
+	a := startAccess(t, sb, r.spec)
+	if got, err := body(a.url); got != helloGreeting {
+		t.Fatalf("GET %s = %q, %v; want the container's greeting %q", a.url, got, err, helloGreeting)
 	}
 
 	if err := sb.Clientset.CoreV1().Pods(r.ns).Delete(t.Context(), pods[0], metav1.DeleteOptions{}); err != nil {
@@ -173,43 +125,11 @@ func TestAccessReachesTheRealContainerAndReconnects(t *testing.T) {
 	}
 	var replacement string
 	sandboxtest.Eventually(t, 2*time.Minute, "the replacement pod answering through access", func(context.Context) (bool, error) {
-		if now := realWebPods(t, sb, r.ns); len(now) == 1 && now[0] != pods[0] {
+		if now := webPods(t, sb, r.ns, "app.kubernetes.io/name=web"); len(now) == 1 && now[0] != pods[0] {
 			replacement = now[0]
 		}
-		got, _ := body(url)
-		return replacement != "" && got == helloGreeting && strings.Contains(out.String(), "reconnected → pod "+replacement), nil
+		got, _ := body(a.url)
+		return replacement != "" && got == helloGreeting && strings.Contains(a.out.String(), "reconnected → pod "+replacement), nil
 	})
-
-	closeIdleOf(sb)
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case c := <-code:
-		if c != ExitOK {
-			t.Fatalf("access after SIGINT: exit %d, want 0\n%s%s", c, out.String(), errOut.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("access still runs 30s after SIGINT\n%s", errOut.String())
-	}
-	if listening(t, local) {
-		t.Errorf("/proc/net/tcp still has a listener on %d after access ended", local)
-	}
-	assertGoroutinesBack(t, before)
-}
-
-// realWebPods lists the running, not deleted pods of Deployment web.
-func realWebPods(t *testing.T, sb *sandboxtest.Sandbox, ns string) []string {
-	t.Helper()
-	list, err := sb.Clientset.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=web"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil {
-			out = append(out, p.Name)
-		}
-	}
-	return out
+	a.interrupt(t, sb)
 }
