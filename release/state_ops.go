@@ -2,11 +2,12 @@ package release
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pynenc/piceli/internal/kube"
@@ -57,19 +58,14 @@ func (r *Release) ShowState(ctx context.Context) (*StateInfo, error) {
 		return nil, err
 	}
 	info.Namespace = r.StateNamespace()
-	m, used, _, problem, err := r.clusterState(c).Read(ctx)
-	if m != nil {
-		info.Current, info.Previous = m.Current, m.Previous
+	m, _, _, problem, err := r.clusterState(c).Read(ctx)
+	if m == nil {
+		return info, err
 	}
-	switch {
-	case err != nil && m == nil:
-		return nil, err
-	case err != nil:
+	info.Current, info.Previous = m.Current, m.Previous
+	info.Problem = problem
+	if err != nil {
 		info.Problem = err.Error()
-	case problem != "":
-		info.Problem = problem
-	case used != nil && used != m.Current:
-		info.Problem = "the current snapshot is not the one read"
 	}
 	return info, nil
 }
@@ -165,7 +161,7 @@ func (r *Release) sameOwner(files []state.File) error {
 	defer os.RemoveAll(tmp)
 	for _, f := range files {
 		if f.Path == "owner.json" {
-			if err := os.WriteFile(tmp+"/owner.json", f.Data, 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(tmp, "owner.json"), f.Data, 0o600); err != nil {
 				return err
 			}
 		}
@@ -222,12 +218,19 @@ func (r *Release) MigrateState(ctx context.Context, to string) (string, error) {
 	return fmt.Sprintf("now set state = %q in the [release] table of %s", to, r.spec.Path), nil
 }
 
-// deleteState deletes every state Secret of the release.
+// deleteState deletes every state Secret of the release, with the verbs
+// the documented operator Role grants (list and delete).
 func (r *Release) deleteState(ctx context.Context, c *kube.Client) error {
 	api := c.Clientset.CoreV1().Secrets(r.StateNamespace())
-	err := api.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: state.StateLabel + "=" + r.Name()})
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("delete the state Secrets of release %s in namespace %s: %w", r.Name(), r.StateNamespace(), err)
+	list, err := api.List(ctx, metav1.ListOptions{LabelSelector: state.StateLabel + "=" + r.Name()})
+	if err != nil {
+		return fmt.Errorf("list the state Secrets of release %s in namespace %s: %w", r.Name(), r.StateNamespace(), err)
 	}
-	return err
+	for _, s := range list.Items {
+		err := api.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete state Secret/%s/%s: %w", s.Namespace, s.Name, err)
+		}
+	}
+	return nil
 }
