@@ -13,13 +13,18 @@ type PlanOptions struct {
 // and dry-runs every object against the target cluster and stores the plan
 // under the state directory, with the new secret versions it uses. A plan
 // with blocked steps (conflicts, refused replaces) is returned but not
-// stored: check Plan.Blocked. Nothing is written to the cluster.
+// stored: check Plan.Blocked. Nothing is written to the cluster, except
+// that a release whose state is shared ([release] state = "cluster")
+// pushes its state there, under the release's Lease (see SharesState).
 func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*Plan, error) {
 	s, err := r.planned(ctx, opts.AllowReplace)
 	if err != nil {
 		return nil, err
 	}
-	return s.plan, s.store()
+	if err := s.store(); err != nil {
+		return s.plan, err
+	}
+	return s.plan, s.share(ctx)
 }
 
 // Diff is Plan without storing anything: no plan, no digest key, no secret

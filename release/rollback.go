@@ -48,6 +48,9 @@ func (r *Release) Rollback(ctx context.Context, to int, approve string, opts Run
 	if err := s.store(); err != nil {
 		return nil, err
 	}
+	if err := s.share(ctx); err != nil {
+		return nil, err
+	}
 	return nil, &ApprovalRequiredError{Plan: s.plan, Rollback: rev}
 }
 

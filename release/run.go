@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/object"
@@ -67,7 +68,7 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 	}
 	rel := s.r.spec.Release
 	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: s.r.events(), Options: apply.Options{
-		Holder: l.holder.String(), AfterWave: l.ensureLease, Stop: opts.Interrupt,
+		Holder: l.holder.String(), AfterWave: l.afterWave, AfterWrites: l.share, Stop: opts.Interrupt,
 		Compensate: rel.OnFailure == spec.OnFailureCompensate, ReadyTimeout: rel.ReadyTimeout,
 		Checks: s.engineChecks(), SkipChecks: opts.skipChecks(),
 	}}
@@ -80,9 +81,15 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 		}
 	}
 	if err != nil {
+		if serr := l.shareEnd(ctx); serr != nil {
+			fmt.Fprintf(s.r.log(), "state: %v\n", serr)
+		}
 		return res, runFailed(res, err)
 	}
-	return res, s.r.retain()
+	if err := s.r.retain(); err != nil {
+		return res, err
+	}
+	return res, l.shareEnd(ctx)
 }
 
 // runFailed wraps the error of a run that started; one refused before it

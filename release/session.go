@@ -2,7 +2,6 @@ package release
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/compose"
@@ -64,14 +63,16 @@ func (r *Release) load(ctx context.Context) (*session, error) {
 }
 
 // connect opens the spec's target and says which server and context it
-// uses, before anything else reaches the cluster, then reads the digest key.
+// uses, before anything else reaches the cluster, brings a shared release's
+// state directory up to date with the cluster, then reads the digest key.
 func (s *session) connect(ctx context.Context) error {
-	t := s.r.spec.Target
-	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: s.r.opts.AllowExec})
+	c, err := s.r.connectTarget(ctx)
 	if err != nil {
-		return classify(err)
+		return err
 	}
-	fmt.Fprintf(s.r.log(), "using server %s, context %s (kubeconfig %s)\n", c.Server, c.ContextName, t.Kubeconfig)
+	if err := s.r.pullState(ctx, c); err != nil {
+		return err
+	}
 	key, err := plan.ReadKey(s.r.StateDir())
 	if err != nil {
 		return err

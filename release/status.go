@@ -16,9 +16,13 @@ type HistoryOptions struct{}
 // History lists the release's revisions, oldest first, without their
 // objects. It reads the history index, not every revision (rebuilding the
 // index once from the revisions when it is missing or behind). No cluster
-// is contacted.
+// is contacted, unless the release's state is shared: then the state
+// directory is brought up to date from the cluster first.
 func (r *Release) History(ctx context.Context, _ HistoryOptions) ([]Revision, error) {
 	if err := r.checkOwner(); err != nil {
+		return nil, err
+	}
+	if err := r.pullState(ctx, nil); err != nil {
 		return nil, err
 	}
 	return history.Summaries(r.StateDir())
@@ -64,7 +68,9 @@ type StatusOptions struct{}
 // read-only. Whether a running run's holder still runs it is decided by the
 // state directory's file lock, which every run holds to its end and the
 // kernel drops when its holder dies: nobody holding it for the run means
-// interrupted. No cluster is contacted, and nothing is written.
+// interrupted. No cluster is contacted, and nothing is written, unless the
+// release's state is shared: then History brings the state directory up
+// to date from the cluster first.
 func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) {
 	out := &Status{}
 	revs, err := r.History(ctx, HistoryOptions{})

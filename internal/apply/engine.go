@@ -28,6 +28,12 @@ type Options struct {
 	// error ends the run as failed (resumable). The CLI takes the cluster
 	// lease there once the first wave has created the namespace.
 	AfterWave func(ctx context.Context, wave int) error
+	// AfterWrites, when set, runs after a wave's writes and their outcomes
+	// are journaled, before its readiness wait; an error ends the run as
+	// failed (resumable). A release whose state is shared pushes its
+	// journal there, so another machine can resume a run killed while it
+	// waited.
+	AfterWrites func(ctx context.Context, wave int) error
 	// Compensate undoes the run's completed steps when it fails, instead of
 	// stopping it for a resume.
 	Compensate bool

@@ -114,6 +114,11 @@ func (r *runner) wave(ctx context.Context, n int) error {
 	if err := r.writeAll(ctx, n, r.pending(w.Nodes)); err != nil {
 		return err
 	}
+	if hook := r.opts.AfterWrites; hook != nil {
+		if err := hook(ctx, n); err != nil {
+			return err
+		}
+	}
 	if err := r.ready(ctx, n, w.Nodes); err != nil {
 		return err
 	}

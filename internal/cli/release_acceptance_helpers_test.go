@@ -153,7 +153,7 @@ func newReleaseIn(t *testing.T, sb *sandboxtest.Sandbox, ns, extra string, manif
 	t.Helper()
 	dir := t.TempDir()
 	r := &testRelease{sb: sb, ns: ns, name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
-	files := map[string]string{"release.toml": fmt.Sprintf("[target]\nkubeconfig = %q\ncontext = %q\nnamespace = %q\n\n[release]\nname = \"demo\"\ncomposition = \"manifests\"\n%s", sb.Kubeconfig, sb.Context, r.ns, extra)}
+	files := map[string]string{"release.toml": fmt.Sprintf("[target]\nkubeconfig = %q\ncontext = %q\nnamespace = %q\n\n[release]\nname = \"demo\"\ncomposition = \"manifests\"\n%s", sb.Kubeconfig, sb.Context, r.ns, withTestState(extra))}
 	for name, body := range manifests {
 		files["manifests/"+name] = body
 	}
@@ -368,4 +368,19 @@ func (r *testRelease) gone(t *testing.T, s plan.Step) bool {
 		t.Fatalf("get %s: %v", s.Ref, err)
 	}
 	return u.GetDeletionTimestamp() != nil
+}
+
+// testStateEnv, set to "cluster", runs every release these tests write
+// with [release] state = "cluster" unless the test names a mode itself:
+// PICELI_TEST_STATE=cluster go test ./internal/cli runs the suite against
+// shared state, to show it behaves as local state does.
+const testStateEnv = "PICELI_TEST_STATE"
+
+// withTestState adds the state mode of testStateEnv to extra lines of a
+// [release] table.
+func withTestState(extra string) string {
+	if mode := os.Getenv(testStateEnv); mode != "" && !strings.Contains(extra, "state =") {
+		return fmt.Sprintf("state = %q\n", mode) + extra // first: extra may open [[checks]]
+	}
+	return extra
 }

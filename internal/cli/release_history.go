@@ -20,7 +20,8 @@ func newHistoryCmd() *cobra.Command {
 		Long: `List every revision of the release.
 
 Steps:
-  1. read the revisions in the state directory (no cluster is contacted)
+  1. read the revisions in the state directory (no cluster is contacted,
+     unless [release] state = "cluster": then the state is pulled first)
   2. print each one's number, plan hash, run, source (apply or rollback),
      finish time and object count, or one JSON document with -o json`,
 		Args: cobra.NoArgs,
@@ -81,7 +82,8 @@ Steps:
      otherwise its holder is gone and the run is "interrupted", which
      "piceli release resume" continues
 
-No cluster is contacted and nothing is written.`,
+No cluster is contacted and nothing is written, unless [release] state =
+"cluster": then the state directory is brought up to date from it first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := f.open(cmd, release.Options{})

@@ -89,7 +89,7 @@ web = %q
 
 [values]
 broken = %q
-`, r.sb.Kubeconfig, r.sb.Context, r.ns, extra, r.image, value)})
+`, r.sb.Kubeconfig, r.sb.Context, r.ns, withTestState(extra), r.image, value)})
 }
 
 // writeSecretFile writes a file source under the release directory,

@@ -53,8 +53,12 @@ type LeaseLock struct {
 	identity string
 	duration time.Duration
 
-	lease   *coordinationv1.Lease // owned by the renewal goroutine until done closes
-	renewed time.Time             // last successful write, owned likewise
+	lease *coordinationv1.Lease // owned by the renewal goroutine until done closes
+	// namespace and transitions are fixed once acquired: Fence reads
+	// them while the renewal goroutine owns lease.
+	namespace   string
+	transitions int32
+	renewed     time.Time // last successful write, owned likewise
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -121,14 +125,24 @@ func newLeaseLock(cs kubernetes.Interface, ref leaseRef, h Holder, opts LeaseOpt
 	}
 	d = max(d.Round(time.Second), time.Second)
 	return &LeaseLock{
-		client: cs.CoordinationV1().Leases(ref.namespace), name: ref.name, release: ref.release,
+		client: cs.CoordinationV1().Leases(ref.namespace), name: ref.name, release: ref.release, namespace: ref.namespace,
 		where: fmt.Sprintf("lease %s/%s", ref.namespace, ref.name), identity: h.identity(), duration: d,
 		stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{}),
 	}, nil
 }
 
+// Fence identifies this holding of the Lease for writes fenced by it:
+// the Lease's namespace and name, the holder identity written into it and
+// its transition count when it was acquired. A writer checks these against
+// the live Lease before each write; another holder taking the Lease over
+// changes the identity and raises the count.
+func (l *LeaseLock) Fence() (namespace, name, identity string, transitions int32) {
+	return l.namespace, l.name, l.identity, l.transitions
+}
+
 // start begins renewing a Lease just acquired.
 func (l *LeaseLock) start(ctx context.Context) {
+	l.transitions = ptrValue(l.lease.Spec.LeaseTransitions)
 	l.renewed = time.Now()
 	go l.renewLoop(ctx)
 }

@@ -44,6 +44,10 @@ namespace = "{{.Namespace}}"
 [release]
 name = "{{.Name}}"
 composition = "infra.go:Build"
+# The release's state (plans, runs, revisions, the digest key, secret
+# versions) lives in the cluster, so every operator and CI runner shares it;
+# .piceli-release is only a cache. state = "local" keeps it on this machine.
+state = "cluster"
 state_dir = ".piceli-release"
 
 [images]

@@ -25,6 +25,8 @@ type rawRelease struct {
 	FieldManager        *string `toml:"field_manager"`
 	Composition         *string `toml:"composition"`
 	StateDir            *string `toml:"state_dir"`
+	State               *string `toml:"state"`
+	StateNamespace      *string `toml:"state_namespace"`
 	AllowUnpinnedImages bool    `toml:"allow_unpinned_images"`
 	RequirePinnedImages bool    `toml:"require_pinned_images"`
 	Prune               bool    `toml:"prune"`

@@ -6,6 +6,12 @@ import "time"
 // release.state_dir is not set; it is relative to the spec's directory.
 const DefaultStateDir = ".piceli-release"
 
+// Where a release keeps its state (release.state).
+const (
+	StateLocal   = "local"
+	StateCluster = "cluster"
+)
+
 // The failure policies of [release] on_failure.
 const (
 	OnFailureStop       = "stop"
@@ -60,12 +66,20 @@ type Target struct {
 
 // Release describes the release itself.
 type Release struct {
-	Name                string // a DNS-1123 label
-	Owner               string // defaults to Name
-	FieldManager        string // defaults to "piceli-" + Name
-	Composition         Composition
-	StateDir            string // absolute; defaults to DefaultStateDir beside the spec
-	AllowUnpinnedImages bool   // accept [images] that are not pinned by digest
+	Name         string // a DNS-1123 label
+	Owner        string // defaults to Name
+	FieldManager string // defaults to "piceli-" + Name
+	Composition  Composition
+	StateDir     string // absolute; defaults to DefaultStateDir beside the spec
+	// State is where the release's state is kept: StateLocal (the default
+	// when the key is absent, so specs written before it keep working)
+	// keeps it in StateDir alone; StateCluster keeps it in the target
+	// cluster and StateDir becomes a cache that may be deleted at any time.
+	State string
+	// StateNamespace is the namespace holding the state of a StateCluster
+	// release; empty means the target namespace. It is a DNS-1123 label.
+	StateNamespace      string
+	AllowUnpinnedImages bool // accept [images] that are not pinned by digest
 	// RequirePinnedImages refuses a plan in which a container or init
 	// container image of any object is not pinned by digest; without it
 	// such images are only warned about. It excludes AllowUnpinnedImages.

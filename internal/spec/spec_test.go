@@ -55,6 +55,7 @@ func TestParseGood(t *testing.T) {
 			Name: "hello", Owner: "hello", FieldManager: "piceli-hello",
 			Composition: Composition{Kind: CompositionGo, File: filepath.Join(dir, "infra.go"), Func: "Build"},
 			StateDir:    filepath.Join(dir, ".piceli-release"),
+			State:       StateLocal, // a spec without release.state keeps today's local state
 			OnFailure:   OnFailureStop,
 			Wait:        WaitReady,
 		},
@@ -77,7 +78,7 @@ func TestParseOptionalFields(t *testing.T) {
 	dir := t.TempDir()
 	src := strings.Replace(good, `name = "hello"`, strings.Join([]string{
 		`name = "hello"`, `owner = "team-a"`, `field_manager = "fm"`,
-		`state_dir = "/var/state"`, `allow_unpinned_images = true`, `prune = true`,
+		`state_dir = "/var/state"`, `state = "cluster"`, `state_namespace = "ops"`, `allow_unpinned_images = true`, `prune = true`,
 		`on_failure = "compensate"`, `ready_timeout = "90s"`, `wait = "none"`,
 	}, "\n"), 1)
 	src = strings.Replace(src, `"infra.go:Build"`, `"manifests/"`, 1)
@@ -87,7 +88,7 @@ func TestParseOptionalFields(t *testing.T) {
 		t.Fatalf("Parse error: %v", err)
 	}
 	want := Release{
-		Name: "hello", Owner: "team-a", FieldManager: "fm", StateDir: "/var/state", AllowUnpinnedImages: true, Prune: true,
+		Name: "hello", Owner: "team-a", FieldManager: "fm", StateDir: "/var/state", State: StateCluster, StateNamespace: "ops", AllowUnpinnedImages: true, Prune: true,
 		OnFailure: OnFailureCompensate, ReadyTimeout: 90 * time.Second, Wait: WaitNone,
 		Composition: Composition{Kind: CompositionFiles, File: filepath.Join(dir, "manifests")},
 	}
@@ -111,6 +112,12 @@ func TestParseBad(t *testing.T) {
 			[]string{`release.toml:13: extra: unknown key`}},
 		{"an unknown key in an inline table of the second check names that check", `tcp = { service = "web", port = 80 }`, `tcp = { service = "web", port = 80, timeout = 3 }`,
 			[]string{`release.toml:22: checks[1].tcp.timeout: unknown key (known keys: service, port)`}},
+		{"an unknown state mode names the key and the choices", `name = "hello"`, `name = "hello"` + "\nstate = \"s3\"",
+			[]string{`release.toml:8: release.state: "s3": want "cluster" or "local"`}},
+		{"a state namespace without cluster state is refused", `name = "hello"`, `name = "hello"` + "\nstate_namespace = \"ops\"",
+			[]string{`release.toml:8: release.state_namespace: is only used with release.state = "cluster"`}},
+		{"a state namespace must be a DNS-1123 label", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"\nstate_namespace = \"Ops\"",
+			[]string{`release.toml:9: release.state_namespace: "Ops" must be a DNS-1123 label`}},
 		{"a missing context names the target table", `context = "kind-hello"`, ``,
 			[]string{`release.toml:1: target.context: required; name a context`}},
 		{"an omitted kubeconfig is refused", `kubeconfig = "hello.kubeconfig"`, ``,

@@ -164,6 +164,8 @@ func (p *parser) release(r rawRelease) Release {
 		FieldManager:        p.optional("release.field_manager", r.FieldManager, "piceli-"+name),
 		Composition:         p.composition(r.Composition),
 		StateDir:            p.path(p.optional("release.state_dir", r.StateDir, DefaultStateDir)),
+		State:               p.state(r.State),
+		StateNamespace:      p.optional("release.state_namespace", r.StateNamespace, ""),
 		AllowUnpinnedImages: r.AllowUnpinnedImages,
 		RequirePinnedImages: r.RequirePinnedImages,
 		Prune:               r.Prune,
@@ -172,6 +174,10 @@ func (p *parser) release(r rawRelease) Release {
 		Wait:                p.wait(r.Wait),
 	}
 	p.releaseNames(rel)
+	p.label("release.state_namespace", rel.StateNamespace)
+	if rel.StateNamespace != "" && rel.State != StateCluster {
+		p.errs.add("release.state_namespace", "is only used with release.state = %q", StateCluster)
+	}
 	if rel.AllowUnpinnedImages && rel.RequirePinnedImages {
 		p.errs.add("release.require_pinned_images", "contradicts release.allow_unpinned_images = true; set only one")
 	}
@@ -183,6 +189,17 @@ func (p *parser) onFailure(v *string) string {
 	got := p.optional("release.on_failure", v, OnFailureStop)
 	if got != OnFailureStop && got != OnFailureCompensate && got != OnFailureRollback {
 		p.errs.add("release.on_failure", "%q: want %q, %q or %q", got, OnFailureStop, OnFailureCompensate, OnFailureRollback)
+	}
+	return got
+}
+
+// state checks release.state. A spec without the key keeps its state
+// locally, as every spec did before the key existed; new specs written by
+// the scaffold name "cluster".
+func (p *parser) state(v *string) string {
+	got := p.optional("release.state", v, StateLocal)
+	if got != StateLocal && got != StateCluster {
+		p.errs.add("release.state", "%q: want %q or %q", got, StateCluster, StateLocal)
 	}
 	return got
 }

@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pynenc/piceli/release"
+)
+
+func newStateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "Show, pull, export, import or migrate the release's state",
+		Long: `Work with the release's state: its plans, runs and their journals,
+revisions, digest key and private secret versions. With [release] state =
+"cluster" it lives in the target cluster as labelled, chunked Secrets and
+state_dir is a cache; with state = "local" state_dir is the only copy.
+See docs/state.md.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newStateShowCmd(), newStatePullCmd(), newStateExportCmd(), newStateImportCmd(), newStateMigrateCmd())
+	return cmd
+}
+
+func newStateShowCmd() *cobra.Command {
+	var f targetFlags
+	var output string
+	cmd := &cobra.Command{
+		Use:   "show --spec release.toml [-o json]",
+		Short: "Say where the state is kept and what the cluster holds",
+		Long: `Say where the release's state is kept.
+
+Steps:
+  1. count the files of the state directory
+  2. for state = "cluster": read the manifest Secret, check every chunk of
+     the current snapshot against its digest, and print both snapshots
+     (generation, size, chunks, writer) and what is missing, if anything
+
+Nothing is written.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := f.open(cmd, release.Options{})
+			if err != nil {
+				return err
+			}
+			info, err := r.ShowState(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, map[string]any{"schema": "piceli.state/v1", "state": info})
+			}
+			printState(cmd, info)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func printState(cmd *cobra.Command, info *release.StateInfo) {
+	cmd.Printf("state: %s, state directory %s (%d files)\n", info.Mode, info.Cache, info.Files)
+	if info.Mode != "cluster" {
+		return
+	}
+	for _, s := range []struct {
+		name string
+		snap *release.StateSnapshot
+	}{{"current", info.Current}, {"previous", info.Previous}} {
+		if s.snap != nil {
+			cmd.Printf("%s: generation %d, %d files, %d bytes in %d chunks, written by %s (lease transition %d)\n",
+				s.name, s.snap.Generation, s.snap.Files, s.snap.Size, len(s.snap.Chunks), s.snap.Writer, s.snap.Transitions)
+		}
+	}
+	if info.Current == nil {
+		cmd.Printf("the cluster holds no state in namespace %s yet\n", info.Namespace)
+	}
+	if info.Problem != "" {
+		cmd.Printf("problem: %s\n", info.Problem)
+	}
+}
+
+func newStatePullCmd() *cobra.Command {
+	var f targetFlags
+	cmd := &cobra.Command{
+		Use:   "pull --spec release.toml",
+		Short: "Bring the state directory up to date from the cluster",
+		Long: `Bring the state directory (the cache) up to date from the cluster.
+
+Steps:
+  1. read the manifest and every chunk of the current snapshot, checking
+     digests; a torn snapshot is refused, naming what is missing, and the
+     previous complete one is used
+  2. merge it into the state directory: files written here and not pushed
+     yet are kept; a journal this machine appended to is kept`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := f.open(cmd, release.Options{})
+			if err != nil {
+				return err
+			}
+			got, err := r.PullState(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if got.Refused != "" {
+				cmd.PrintErrf("refused a torn snapshot: %s\n", got.Refused)
+			}
+			cmd.Printf("pulled generation %d: %d files, %d changed\n", got.Generation, got.Files, got.Changed)
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// passphraseFlag reads an export's passphrase from a file, never from the
+// command line (where other users and shell history would see it).
+type passphraseFlag struct{ file string }
+
+func (p *passphraseFlag) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&p.file, "passphrase-file", "", "file holding the passphrase (required; at least 12 characters)")
+}
+
+func (p *passphraseFlag) read() (string, error) {
+	if p.file == "" {
+		return "", refused(fmt.Errorf("--passphrase-file is required: a state export is always encrypted"))
+	}
+	data, err := os.ReadFile(p.file)
+	if err != nil {
+		return "", refused(fmt.Errorf("read --passphrase-file: %w", err))
+	}
+	return strings.TrimRight(string(data), "\r\n"), nil
+}
+
+func newStateExportCmd() *cobra.Command {
+	var f targetFlags
+	var pass passphraseFlag
+	var out string
+	cmd := &cobra.Command{
+		Use:   "export --spec release.toml --out FILE --passphrase-file FILE",
+		Short: "Write the whole state to a file, encrypted with age",
+		Long: `Write the release's whole state to one file, encrypted with age
+(scrypt, from the passphrase in --passphrase-file). Never written in plain.
+
+Steps:
+  1. for state = "cluster": pull the state first
+  2. pack the state directory and encrypt it to --out (mode 0600)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return refused(fmt.Errorf("--out is required"))
+			}
+			phrase, err := pass.read()
+			if err != nil {
+				return err
+			}
+			r, err := f.open(cmd, release.Options{})
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if err := r.ExportState(cmd.Context(), &buf, phrase); err != nil {
+				return err
+			}
+			if err := os.WriteFile(out, buf.Bytes(), 0o600); err != nil {
+				return err
+			}
+			cmd.Printf("exported the state of %s to %s (age-encrypted, %d bytes)\n", r.Name(), out, buf.Len())
+			return nil
+		},
+	}
+	f.register(cmd)
+	pass.register(cmd)
+	cmd.Flags().StringVar(&out, "out", "", "file to write (required)")
+	return cmd
+}
+
+func newStateImportCmd() *cobra.Command {
+	var f targetFlags
+	var pass passphraseFlag
+	cmd := &cobra.Command{
+		Use:   "import FILE --spec release.toml --passphrase-file FILE",
+		Short: "Merge an encrypted export into the state",
+		Long: `Merge a file written by "piceli state export" into the release's state.
+
+Steps:
+  1. decrypt FILE with the passphrase; a wrong one or a damaged file is
+     refused before anything is written
+  2. refuse an export of another release
+  3. merge it into the state directory under the file lock, and for
+     state = "cluster" push it under the release's Lease`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			phrase, err := pass.read()
+			if err != nil {
+				return err
+			}
+			in, err := os.Open(args[0])
+			if err != nil {
+				return refused(err)
+			}
+			defer in.Close()
+			r, err := f.open(cmd, release.Options{})
+			if err != nil {
+				return err
+			}
+			if err := r.ImportState(cmd.Context(), in, phrase); err != nil {
+				return err
+			}
+			cmd.Printf("imported %s into the state of %s\n", args[0], r.Name())
+			return nil
+		},
+	}
+	f.register(cmd)
+	pass.register(cmd)
+	return cmd
+}
+
+func newStateMigrateCmd() *cobra.Command {
+	var f targetFlags
+	var to string
+	cmd := &cobra.Command{
+		Use:   "migrate --spec release.toml --to cluster|local",
+		Short: "Move the release's state between the cluster and state_dir",
+		Long: `Move the release's state between modes.
+
+Steps:
+  1. take the release's Lease (its namespace must exist)
+  2. --to cluster: push the state directory to the cluster;
+     --to local: pull the newest complete snapshot into the state
+     directory, then delete the state Secrets
+  3. say how to set [release] state in the spec (it is not edited)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := f.open(cmd, release.Options{})
+			if err != nil {
+				return err
+			}
+			next, err := r.MigrateState(cmd.Context(), to)
+			if err != nil {
+				return err
+			}
+			cmd.Printf("moved the state of %s to %s; %s\n", r.Name(), to, next)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&to, "to", "", "cluster or local (required)")
+	return cmd
+}

@@ -1,0 +1,152 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/internal/state"
+)
+
+// SharesState reports whether the release keeps its state in the cluster
+// ([release] state = "cluster"); otherwise the state directory is the only
+// copy.
+func (r *Release) SharesState() bool { return r.spec.Release.State == spec.StateCluster }
+
+// StateNamespace is the namespace holding a shared release's state
+// Secrets: [release] state_namespace, or the target namespace.
+func (r *Release) StateNamespace() string {
+	if ns := r.spec.Release.StateNamespace; ns != "" {
+		return ns
+	}
+	return r.spec.Target.Namespace
+}
+
+// stateStore is where the release's state is shared: the cluster behind c,
+// or nowhere beyond the state directory.
+func (r *Release) stateStore(c *kube.Client) state.Store {
+	if !r.SharesState() {
+		return state.Local{}
+	}
+	return r.clusterState(c)
+}
+
+func (r *Release) clusterState(c *kube.Client) *state.Cluster {
+	return &state.Cluster{Client: c.Clientset, Namespace: r.StateNamespace(), Release: r.Name(), Dir: r.StateDir()}
+}
+
+// connectTarget opens the spec's target and says which server and context
+// it uses.
+func (r *Release) connectTarget(ctx context.Context) (*kube.Client, error) {
+	t := r.spec.Target
+	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: r.opts.AllowExec})
+	if err != nil {
+		return nil, classify(err)
+	}
+	fmt.Fprintf(r.log(), "using server %s, context %s (kubeconfig %s)\n", c.Server, c.ContextName, t.Kubeconfig)
+	return c, nil
+}
+
+// pullState brings the state directory up to date with the cluster's copy
+// of a shared release, connecting when c is nil; it does nothing for a
+// local one. A newer snapshot that is torn is reported on the log and the
+// previous complete one is used; with none complete the error names every
+// missing chunk.
+func (r *Release) pullState(ctx context.Context, c *kube.Client) error {
+	if !r.SharesState() {
+		return nil
+	}
+	if c == nil {
+		var err error
+		if c, err = r.connectTarget(ctx); err != nil {
+			return err
+		}
+	}
+	got, err := r.stateStore(c).Pull(ctx)
+	if err != nil {
+		return fmt.Errorf("pull the state of release %s: %w", r.Name(), err)
+	}
+	if got.Refused != "" {
+		fmt.Fprintf(r.log(), "state: %s; using the previous complete snapshot %d\n", got.Refused, got.Generation)
+	}
+	return nil
+}
+
+// pushState shares the state directory in the cluster under lease, the
+// namespace's Lease of the release, held. Callers decide whether the
+// release shares its state (SharesState); migrating to the cluster pushes
+// a release whose spec still says local.
+func (r *Release) pushState(ctx context.Context, c *kube.Client, lease *lock.LeaseLock) (*state.Pushed, error) {
+	ns, name, id, tr := lease.Fence()
+	got, err := r.clusterState(c).Push(ctx, state.Fence{Namespace: ns, Lease: name, Identity: id, Transitions: tr})
+	if err != nil {
+		return nil, fmt.Errorf("share the state of release %s: %w", r.Name(), err)
+	}
+	return got, nil
+}
+
+// share pushes what a plan stored, under the release's Lease taken for
+// the push alone. The plan stays in the cache, and is shared by the next
+// plan or run, when the namespace does not exist yet or the Lease is held
+// by a run elsewhere; the log says so.
+func (s *session) share(ctx context.Context) error {
+	if !s.r.SharesState() || len(s.plan.Blocked()) > 0 {
+		return nil
+	}
+	t := s.r.spec
+	l, err := lock.Lease(ctx, s.client.Clientset, t.Target.Namespace, t.Release.Name, lock.CurrentHolder(""), lock.LeaseOptions{})
+	switch {
+	case errors.Is(err, lock.ErrNoNamespace):
+		fmt.Fprintf(s.r.log(), "state: kept in %s until namespace %s exists; the first apply shares it\n", s.r.StateDir(), t.Target.Namespace)
+		return nil
+	case err != nil:
+		fmt.Fprintf(s.r.log(), "state: not shared now (%v); the next plan or run shares it\n", err)
+		return nil
+	}
+	defer letGo(ctx, l)
+	_, err = s.r.pushState(ctx, s.client, l)
+	return err
+}
+
+// share pushes the run's state at a wave boundary, once the run holds the
+// namespace's Lease (before, the namespace does not exist and neither can
+// the state). Only a push refused because the Lease was taken over fails
+// the run; any other failure is logged and the next boundary tries again.
+func (l *runLock) share(ctx context.Context, _ int) error {
+	if l.lease == nil || !l.s.r.SharesState() {
+		return nil
+	}
+	_, err := l.s.r.pushState(ctx, l.s.client, l.lease)
+	if errors.Is(err, state.ErrFenced) {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintf(l.s.r.log(), "state: %v; the next wave boundary tries again\n", err)
+	}
+	return nil
+}
+
+// afterWave is the engine's hook after each ready wave: take the
+// namespace's Lease once the namespace exists, then share the state.
+func (l *runLock) afterWave(ctx context.Context, wave int) error {
+	if err := l.ensureLease(ctx, wave); err != nil {
+		return err
+	}
+	return l.share(ctx, wave)
+}
+
+// shareEnd pushes the state when a run ends, even after ctx ended (an
+// interrupt), within a bounded time; the Lease is still held.
+func (l *runLock) shareEnd(ctx context.Context) error {
+	if l.lease == nil || !l.s.r.SharesState() {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_, err := l.s.r.pushState(pctx, l.s.client, l.lease)
+	return err
+}

@@ -1,0 +1,236 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/internal/state"
+)
+
+// StateSnapshot describes one snapshot of a shared release's state: its
+// generation, digest, size, file count, writer and Lease transition, and
+// its chunk Secrets.
+type StateSnapshot = state.Snapshot
+
+// StatePulled says what PullState found: the snapshot used, how many
+// files it holds and how many cache files changed, and what was wrong with
+// a newer, torn snapshot when the previous one was used.
+type StatePulled = state.Pulled
+
+// StateInfo is where a release keeps its state and, when it is shared,
+// what the cluster holds.
+type StateInfo struct {
+	Mode      string `json:"mode"` // "cluster" or "local"
+	Namespace string `json:"namespace,omitempty"`
+	Cache     string `json:"stateDir"`
+	// Files counts the state directory's shared files (for a local
+	// release, all its state).
+	Files    int            `json:"files"`
+	Current  *StateSnapshot `json:"current,omitempty"`
+	Previous *StateSnapshot `json:"previous,omitempty"`
+	// Problem says what is wrong with the current snapshot (a missing or
+	// damaged chunk); empty when it reads whole.
+	Problem string `json:"problem,omitempty"`
+}
+
+// ShowState says where the release keeps its state; for a shared one it
+// reads the cluster's manifest and checks every chunk of the current
+// snapshot. Nothing is written.
+func (r *Release) ShowState(ctx context.Context) (*StateInfo, error) {
+	files, err := state.Files(r.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	info := &StateInfo{Mode: r.spec.Release.State, Cache: r.StateDir(), Files: len(files)}
+	if !r.SharesState() {
+		return info, nil
+	}
+	c, err := r.connectTarget(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info.Namespace = r.StateNamespace()
+	m, _, _, problem, err := r.clusterState(c).Read(ctx)
+	if m == nil {
+		return info, err
+	}
+	info.Current, info.Previous = m.Current, m.Previous
+	info.Problem = problem
+	if err != nil {
+		info.Problem = err.Error()
+	}
+	return info, nil
+}
+
+// PullState brings the state directory up to date from the cluster: the
+// newest complete snapshot, merged without losing a file written here and
+// not pushed yet. A local release is refused.
+func (r *Release) PullState(ctx context.Context) (*StatePulled, error) {
+	if err := r.sharedOnly("pull"); err != nil {
+		return nil, err
+	}
+	if err := r.checkOwner(); err != nil {
+		return nil, err
+	}
+	c, err := r.connectTarget(ctx)
+	if err != nil {
+		return nil, err
+	}
+	got, err := r.clusterState(c).Pull(ctx)
+	if err != nil {
+		return nil, refuse(fmt.Errorf("pull the state of release %s: %w", r.Name(), err))
+	}
+	return got, nil
+}
+
+func (r *Release) sharedOnly(verb string) error {
+	if r.SharesState() {
+		return nil
+	}
+	return refusef("state %s: release %s keeps its state locally ([release] state = %q); set state = \"cluster\" or use \"piceli state migrate --to cluster\"", verb, r.Name(), r.spec.Release.State)
+}
+
+// ExportState writes the release's whole state (pulled first when shared)
+// to w, encrypted with age for passphrase: secret versions and the digest
+// key never leave in plain. A passphrase shorter than 12 characters is
+// refused before anything is read.
+func (r *Release) ExportState(ctx context.Context, w io.Writer, passphrase string) error {
+	if len(passphrase) < state.MinPassphrase {
+		return refusef("state export: the passphrase must be at least %d characters", state.MinPassphrase)
+	}
+	if err := r.checkOwner(); err != nil {
+		return err
+	}
+	if err := r.pullState(ctx, nil); err != nil {
+		return err
+	}
+	files, err := state.Files(r.StateDir())
+	if err != nil {
+		return err
+	}
+	return state.Export(w, files, passphrase)
+}
+
+// ImportState reads a file ExportState wrote and merges it into the state
+// directory under the release's file lock; a shared release then pushes
+// it under the Lease. A wrong passphrase, a damaged file or an export of
+// another release is refused before anything is written.
+func (r *Release) ImportState(ctx context.Context, in io.Reader, passphrase string) error {
+	files, err := state.Import(in, passphrase)
+	if err != nil {
+		return refuse(err)
+	}
+	if err := r.sameOwner(files); err != nil {
+		return err
+	}
+	f, err := lock.File(r.StateDir(), lock.CurrentHolder(""))
+	if err != nil {
+		return refuse(classify(err))
+	}
+	defer f.Unlock()
+	if _, err := state.Merge(r.StateDir(), files, nil); err != nil {
+		return err
+	}
+	if !r.SharesState() {
+		return nil
+	}
+	c, err := r.connectTarget(ctx)
+	if err != nil {
+		return err
+	}
+	return r.withLease(ctx, c, func(l *lock.LeaseLock) error {
+		_, err := r.pushState(ctx, c, l)
+		return err
+	})
+}
+
+// sameOwner refuses files whose owner record names another release.
+func (r *Release) sameOwner(files []state.File) error {
+	tmp, err := os.MkdirTemp("", "piceli-state-import-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range files {
+		if f.Path == "owner.json" {
+			if err := os.WriteFile(filepath.Join(tmp, "owner.json"), f.Data, 0o600); err != nil {
+				return err
+			}
+		}
+	}
+	if err := lock.CheckOwner(tmp, r.owner()); err != nil {
+		return refuse(fmt.Errorf("state import: %w", err))
+	}
+	return r.checkOwner()
+}
+
+// withLease runs fn holding the release's namespace Lease, taken for fn
+// alone.
+func (r *Release) withLease(ctx context.Context, c *kube.Client, fn func(*lock.LeaseLock) error) error {
+	t := r.spec.Target
+	l, err := lock.Lease(ctx, c.Clientset, t.Namespace, r.Name(), lock.CurrentHolder(""), lock.LeaseOptions{})
+	if err != nil {
+		return refuse(classify(err))
+	}
+	defer letGo(ctx, l)
+	return fn(l)
+}
+
+// MigrateState moves the release's state between modes: to "cluster" it
+// pushes the state directory to the cluster under the Lease; to "local"
+// it pulls the newest complete snapshot into the state directory, then
+// deletes the state Secrets. Either way the spec's [release] state must
+// then be set to the new mode, which the returned sentence says; the spec
+// file is not edited.
+func (r *Release) MigrateState(ctx context.Context, to string) (string, error) {
+	if to != "cluster" && to != "local" {
+		return "", refusef("state migrate: --to %q: want \"cluster\" or \"local\"", to)
+	}
+	if err := r.checkOwner(); err != nil {
+		return "", err
+	}
+	c, err := r.connectTarget(ctx)
+	if err != nil {
+		return "", err
+	}
+	cs := r.clusterState(c)
+	err = r.withLease(ctx, c, func(l *lock.LeaseLock) error {
+		if to == "cluster" {
+			_, err := r.pushState(ctx, c, l)
+			return err
+		}
+		if _, err := cs.Pull(ctx); err != nil {
+			return err
+		}
+		return r.deleteState(ctx, c)
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("now set state = %q in the [release] table of %s", to, r.spec.Path), nil
+}
+
+// deleteState deletes every state Secret of the release, with the verbs
+// the documented operator Role grants (list and delete).
+func (r *Release) deleteState(ctx context.Context, c *kube.Client) error {
+	api := c.Clientset.CoreV1().Secrets(r.StateNamespace())
+	list, err := api.List(ctx, metav1.ListOptions{LabelSelector: state.StateLabel + "=" + r.Name()})
+	if err != nil {
+		return fmt.Errorf("list the state Secrets of release %s in namespace %s: %w", r.Name(), r.StateNamespace(), err)
+	}
+	for _, s := range list.Items {
+		err := api.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete state Secret/%s/%s: %w", s.Namespace, s.Name, err)
+		}
+	}
+	return nil
+}
