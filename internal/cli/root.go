@@ -88,5 +88,5 @@ func NewRoot() *cobra.Command {
 
 // subcommands lists every top-level command; each lives in its own file.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{newInitCmd(), newRenderCmd(), newImportCmd(), newReleaseCmd(), newStatusCmd(), newAccessCmd(), newArtifactsCmd(), newRegistryCmd(), newSandboxCmd()}
+	return []*cobra.Command{newInitCmd(), newRenderCmd(), newImportCmd(), newReleaseCmd(), newStatusCmd(), newAccessCmd(), newArtifactsCmd(), newRegistryCmd(), newDeployCmd(), newSandboxCmd()}
 }
