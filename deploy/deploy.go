@@ -114,7 +114,11 @@ func Run(ctx context.Context, specPath string, opts Options) (*Result, error) {
 	}
 	defer r.unlock()
 	err := r.stages(ctx)
-	return r.finish(err), err
+	res := r.finish(err)
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	return res, err
 }
 
 // runner is one Run: what it read before starting, then its journal.

@@ -65,7 +65,7 @@ func (r *runner) stage(ctx context.Context, st Stage, prep func(context.Context)
 	defer span.End()
 	s, err := prep(ctx)
 	if err == nil && s.skip == "" && r.prev != nil {
-		if prev, ok := r.prev.ended(st, s.inputs); ok && prev.Status == string(OutcomeDone) && st != StagePlan {
+		if prev, ok := r.prev.ended(st, s.inputs); ok && prev.Status == string(OutcomeDone) && st != StagePlan && st != StageInputs {
 			s.skip, s.out = "finished before the interruption, inputs unchanged", prev.Outputs
 		}
 	}
@@ -228,6 +228,13 @@ func (r *runner) planStage(ctx context.Context) (step, error) {
 		r.plan = r.opts.Approve
 		s.skip, s.out = "plan "+r.opts.Approve+" approved; the apply stage checks it against a fresh plan", &Outputs{Plan: r.opts.Approve}
 		return s, nil
+	}
+	if r.prev != nil {
+		if a, ok := r.prev.Stage(StageApply); ok && a.Inputs != "" {
+			r.plan = a.Inputs
+			s.skip, s.out = "plan "+release.ShortHash(a.Inputs)+" was approved and its apply started before the interruption", &Outputs{Plan: a.Inputs}
+			return s, nil
+		}
 	}
 	s.do = func(ctx context.Context) (*Outputs, error) {
 		p, err := r.rel.Plan(ctx, release.PlanOptions{})
