@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -245,8 +246,11 @@ func matchesPlan(s *State, approve string) bool {
 	return ok && p.Outputs != nil && hashMatches(p.Outputs.Plan, approve)
 }
 
+// hashMatches reports whether given (a whole plan hash or its first hex
+// digits, with or without "sha256:") names the plan hash full.
 func hashMatches(full, given string) bool {
-	return given != "" && len(given) <= len(full) && full[:len(given)] == given
+	full, given = strings.TrimPrefix(full, "sha256:"), strings.TrimPrefix(given, "sha256:")
+	return given != "" && strings.HasPrefix(full, given)
 }
 
 // begin claims the state directory, takes the deploys' lock and opens the

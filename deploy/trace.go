@@ -126,7 +126,7 @@ func (r *runner) finish(err error) *Result {
 		res.Status = StatusFailed
 	}
 	msg := ""
-	if err != nil && !errors.Is(err, errStop) {
+	if res.Status == StatusFailed {
 		msg = redact(err.Error())
 	}
 	r.w.append(Record{Type: recEnded, Status: res.Status, Error: msg})
