@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pynenc/piceli/deploy"
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -18,6 +19,7 @@ import (
 const childSpec = "PICELI_DEPLOY_CHILD_SPEC"
 
 func TestMain(m *testing.M) {
+	sandboxtest.AgentMain()
 	if spec := os.Getenv(childSpec); spec != "" {
 		os.Exit(child(spec))
 	}
