@@ -34,6 +34,12 @@ type Options struct {
 	// Grants are the tools the deliver stage may run (ctr for a
 	// containerd delivery); never read from a file.
 	Grants []artifact.Grant
+	// Deliver, when set, replaces the spec's [deploy] table: "none",
+	// "containerd" (to ContainerdAddress, empty for containerd's default
+	// socket) or "registry" (to Registry, host:port).
+	Deliver           string
+	ContainerdAddress string
+	Registry          string
 	// OTLPEndpoint replaces [telemetry] otlp_endpoint when set.
 	OTLPEndpoint string
 	// Events receives the deploy's progress: StageStarted and
@@ -171,10 +177,44 @@ func (r *runner) open(ctx context.Context, specPath string) error {
 		return &RefusedError{Err: err}
 	}
 	r.dir = filepath.Join(rel.StateDir(), "deploys")
+	if err := r.overrideDelivery(); err != nil {
+		return err
+	}
 	if err := r.preflight(ctx); err != nil {
 		return err
 	}
 	return r.choose()
+}
+
+// overrideDelivery puts Options.Deliver in place of [deploy].
+func (r *runner) overrideDelivery() error {
+	o := r.opts
+	if o.Deliver == "" {
+		if o.ContainerdAddress != "" || o.Registry != "" {
+			return refusef("--containerd-address and --registry go with --deliver")
+		}
+		return nil
+	}
+	d := spec.Deploy{Deliver: o.Deliver, Registry: o.Registry}
+	if o.ContainerdAddress != "" {
+		abs, err := filepath.Abs(o.ContainerdAddress)
+		if err != nil {
+			return &RefusedError{Err: err}
+		}
+		d.ContainerdAddress = abs
+	}
+	switch {
+	case d.Deliver != spec.DeliverNone && d.Deliver != spec.DeliverContainerd && d.Deliver != spec.DeliverRegistry:
+		return refusef("--deliver %q: want none, containerd or registry", d.Deliver)
+	case d.Deliver == spec.DeliverRegistry && d.Registry == "":
+		return refusef("--deliver registry needs --registry HOST:PORT")
+	case d.Deliver != spec.DeliverRegistry && d.Registry != "":
+		return refusef("--registry goes with --deliver registry")
+	case d.Deliver != spec.DeliverContainerd && d.ContainerdAddress != "":
+		return refusef("--containerd-address goes with --deliver containerd")
+	}
+	r.spec.Deploy = d
+	return nil
 }
 
 // preflight verifies the build's inputs and the delivery's grants.

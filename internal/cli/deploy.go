@@ -34,8 +34,8 @@ Stages:
   1. inputs   check every input of build.toml against build.lock (drift: exit 2)
   2. build    build the OCI layout; skipped when it was built from this lock
   3. deliver  stream the images into containerd (--grant ctr=PATH) or push them
-              to a registry, as [deploy] deliver says; skipped when the same
-              images already went to the same target
+              to a registry, as [deploy] deliver (or --deliver) says; skipped
+              when the same images already went to the same target
   4. plan     plan and store; without --approve stop here with exit 3 and print
               the command that continues (it neither builds nor delivers again)
   5. apply    apply exactly the approved plan (a stale one is refused, exit 2)
@@ -64,6 +64,9 @@ export_timeout (3s by default, 10s at most); telemetry never fails a deploy.`,
 	fl.BoolVar(&f.opts.Resume, "resume", false, "continue the latest deploy that did not finish")
 	fl.StringVar(&f.until, "until", "", "stop after this stage: inputs, build, deliver, plan, apply or checks")
 	fl.StringArrayVar(&f.grants, "grant", nil, "TOOL=PATH: let the deliver stage run this tool (ctr)")
+	fl.StringVar(&f.opts.Deliver, "deliver", "", "none, containerd or registry, in place of [deploy] deliver")
+	fl.StringVar(&f.opts.ContainerdAddress, "containerd-address", "", "--deliver containerd: containerd's socket")
+	fl.StringVar(&f.opts.Registry, "registry", "", "--deliver registry: HOST:PORT")
 	fl.StringVar(&f.opts.OTLPEndpoint, "otlp-endpoint", "", "OTLP/HTTP receiver's base URL, replacing [telemetry] otlp_endpoint")
 	fl.BoolVar(&f.opts.AllowExec, "allow-exec", false, "let the kubeconfig's exec credential plugin run")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text, or json (JSON lines of progress, then the result)")

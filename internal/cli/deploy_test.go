@@ -45,6 +45,8 @@ deliver = "containerd"
 		{"an unknown key of the spec", []string{"deploy", "--spec", filepath.Join(dir, "bad.toml")}, "bad.toml:9: telemetry.otlp_endpont: unknown key"},
 		{"a grant that the delivery does not use", []string{"deploy", "--spec", spec, "--grant", "ctr=/bin/true", "--grant", "ssh=/bin/true"}, "--grant ssh: this deploy's delivery"},
 		{"a missing grant", []string{"deploy", "--spec", spec}, "runs ctr, which is not granted"},
+		{"a registry delivery without its registry", []string{"deploy", "--spec", spec, "--deliver", "registry"}, "--deliver registry needs --registry HOST:PORT"},
+		{"an address without its delivery", []string{"deploy", "--spec", spec, "--containerd-address", "/run/c.sock"}, "--containerd-address and --registry go with --deliver"},
 		{"an unknown deploy to show", []string{"deploy", "show", "d2026", "--spec", spec}, `no deploy "d2026"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
