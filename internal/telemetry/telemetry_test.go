@@ -63,6 +63,20 @@ func TestShutdownIsBoundedByTheTimeout(t *testing.T) {
 	}
 }
 
+// The default bound, measured against a receiver that never answers.
+func TestDefaultTimeoutBoundsASilentReceiver(t *testing.T) {
+	s := telemetry.Start(telemetry.Options{Endpoint: telemetrytest.Silent(t)})
+	_, span := s.Tracer().Start(context.Background(), "root")
+	span.End()
+	start := time.Now()
+	rep := s.Shutdown()
+	took := time.Since(start)
+	t.Logf("silent receiver, default timeout: Shutdown took %s: %s", took.Round(time.Millisecond), rep)
+	if took > telemetry.DefaultTimeout+200*time.Millisecond {
+		t.Errorf("Shutdown took %s, over the default %s", took, telemetry.DefaultTimeout)
+	}
+}
+
 func TestTimeoutIsClampedToTheHardMaximum(t *testing.T) {
 	s := telemetry.Start(telemetry.Options{Endpoint: telemetrytest.Silent(t), Timeout: time.Hour})
 	_, span := s.Tracer().Start(context.Background(), "root")
