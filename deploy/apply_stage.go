@@ -40,6 +40,7 @@ func (r *runner) applyStages(ctx context.Context) error {
 	r.traced.apply = ctx
 	r.mu.Unlock()
 	start := time.Now()
+	r.applyStart = start
 	if err := r.w.append(Record{Type: recStageStarted, Stage: StageApply, Inputs: inputs}); err != nil {
 		return err
 	}
@@ -133,14 +134,12 @@ func (r *runner) beginChecks() {
 		return
 	}
 	r.checks.started, r.checks.start = true, time.Now()
-	applyCtx := r.traced.apply
 	r.mu.Unlock()
 	r.w.append(Record{Type: recStageFinished, Stage: StageApply, Inputs: r.plan, Outcome: OutcomeDone})
-	r.emit(release.Event{Kind: StageFinished, Stage: string(StageApply), Result: string(OutcomeDone)})
+	r.emit(release.Event{Kind: StageFinished, Stage: string(StageApply), Result: string(OutcomeDone), DurationMS: time.Since(r.applyStart).Milliseconds()})
 	r.w.append(Record{Type: recStageStarted, Stage: StageChecks, Inputs: r.plan})
 	r.emit(release.Event{Kind: StageStarted, Stage: string(StageChecks)})
 	ctx, span := r.tel.Tracer().Start(r.traced.ctx, "stage "+string(StageChecks))
-	_ = applyCtx
 	r.mu.Lock()
 	r.checks.span, r.checks.ctx = span, ctx
 	r.mu.Unlock()

@@ -153,6 +153,8 @@ type runner struct {
 	built   *Outputs
 	rev     int
 	run     string // the engine's run of the apply stage
+
+	applyStart time.Time
 }
 
 // open reads everything a deploy decides from, and refuses bad input,

@@ -65,6 +65,20 @@ func TestDeployHelloOnTheRealNodeRunsItsChecks(t *testing.T) {
 			t.Errorf("second deploy's %s %s, want skipped", st, s)
 		}
 	}
+
+	// A runtime that lost the image gets it again: the skip asks containerd.
+	b, _ := warm.State.Stage(deploy.StageBuild)
+	ref := b.Outputs.Images[0].Reference
+	if out, err := exec.Command(ctr, "--address", node.Containerd, "-n", "k8s.io", "images", "rm", ref).CombinedOutput(); err != nil {
+		t.Fatalf("ctr images rm %s: %v\n%s", ref, err, out)
+	}
+	res, err = p.run(t, deploy.Options{Grants: grants, Until: deploy.StageDeliver})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := stageStatus(t, res.State, deploy.StageDeliver); d != "done" {
+		t.Errorf("deploy after the image was removed from containerd: deliver %s, want done", d)
+	}
 }
 
 // helloProject copies the hello example's image sources, pins them, and

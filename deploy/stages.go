@@ -184,20 +184,34 @@ func (r *runner) deliver(ctx context.Context) (step, error) {
 		parts = append(parts, im.Reference)
 	}
 	s := step{inputs: digestOf(parts...)}
-	if id, found := deliveredBefore(r.dir, s.inputs); found {
-		s.skip, s.out = "inputs unchanged: the same images went to the same target in deploy "+id, &Outputs{Delivery: &Delivery{Target: d.Deliver, Images: len(imgs)}}
-		return s, nil
+	layout, opts, err := r.importOptions(ctx, d)
+	if err != nil {
+		return s, err
 	}
-	s.do = func(ctx context.Context) (*Outputs, error) { return r.importImages(ctx, d) }
+	if id, found := deliveredBefore(r.dir, s.inputs); found {
+		missing, err := artifact.Missing(ctx, layout, opts)
+		if err == nil && len(missing) == 0 {
+			s.skip = "inputs unchanged: deploy " + id + " delivered the same images to the same target, which still holds them"
+			s.out = &Outputs{Delivery: &Delivery{Target: d.Deliver, Images: len(imgs)}}
+			return s, nil
+		}
+		r.note(fmt.Sprintf("deploy %s delivered these images, but the target lacks %v (%v): delivering again", id, missing, err))
+	}
+	s.do = func(ctx context.Context) (*Outputs, error) {
+		rec, err := artifact.Import(ctx, layout, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &Outputs{Delivery: &Delivery{Target: rec.Target.Kind, Address: rec.Target.Address, Receipt: rec.Path, BytesSent: rec.BytesSent, Images: len(rec.Images)}}, nil
+	}
 	return s, nil
 }
 
-func (r *runner) importImages(ctx context.Context, d spec.Deploy) (*Outputs, error) {
-	layout := ""
-	if v, err := artifact.Verify(ctx, r.buildSpec); err == nil {
-		layout = v.Layout
-	} else {
-		return nil, err
+// importOptions are the layout and import options of the delivery d.
+func (r *runner) importOptions(ctx context.Context, d spec.Deploy) (string, artifact.ImportOptions, error) {
+	v, err := artifact.Verify(ctx, r.buildSpec)
+	if err != nil {
+		return "", artifact.ImportOptions{}, err
 	}
 	opts := artifact.ImportOptions{Images: r.buildNames(), Grants: r.opts.Grants, Log: r.opts.Log}
 	switch d.Deliver {
@@ -208,11 +222,7 @@ func (r *runner) importImages(ctx context.Context, d spec.Deploy) (*Outputs, err
 		opts.Target = artifact.TargetRegistry
 		opts.Registry = artifact.RegistryOptions{Address: d.Registry}
 	}
-	rec, err := artifact.Import(ctx, layout, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Outputs{Delivery: &Delivery{Target: rec.Target.Kind, Address: rec.Target.Address, Receipt: rec.Path, BytesSent: rec.BytesSent, Images: len(rec.Images)}}, nil
+	return v.Layout, opts, nil
 }
 
 // planStage plans and stores, unless a plan was approved: the apply stage

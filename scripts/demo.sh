@@ -4,7 +4,7 @@
 # The newcomer's tour. Start the sandbox with its real node (building the
 # control plane once), render the hello example, then `piceli deploy` it:
 # build its image, import it into the node's containerd through the granted
-# ctr, plan, and (approved) apply with its checks; ask whether it is up, and
+# ctr, plan, and (approved) apply with its checks; render it; ask whether it is up, and
 # fetch the running container's answer through `piceli access`. Then stop the sandbox, unless
 # KEEP=1.
 #
@@ -66,9 +66,6 @@ else
 	until=(--until apply)
 fi
 
-step "render examples/hello (no cluster involved)"
-"$piceli" render --spec "$spec"
-
 step "deploy: check the image's pinned inputs, build it (no Docker, no network), deliver it, plan; then stop for your approval"
 if [ "$real" = 1 ]; then
 	echo "(the image goes into the real node's containerd, only through the ctr you grant)"
@@ -83,6 +80,9 @@ if [ "$status" -ne 3 ]; then
 	exit 1
 fi
 hash="$(sed -n 's/^continue with: .*--approve //p' <<<"$deploy_out")"
+
+step "render examples/hello (no cluster involved): the manifests, the web image by the digest just built"
+"$piceli" render --spec "$spec"
 
 if [ "$real" = 1 ]; then
 	step "approve it: the same deploy applies exactly that plan (journaled waves, readiness between them) and runs its check, an HTTP GET of the home page; build and delivery are skipped, their inputs unchanged"
