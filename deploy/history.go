@@ -64,8 +64,9 @@ func latestDeploy(dir string) (*State, error) {
 	return readState(dir, ids[len(ids)-1])
 }
 
-// deliveredBefore finds a deploy whose deliver stage did its work with
-// these inputs.
+// deliveredBefore finds a deploy whose deliver stage delivered, or found
+// delivered, images with these inputs (a continued deploy keeps only the
+// stage's last attempt, a skip after the delivery).
 func deliveredBefore(dir, inputs string) (string, bool) {
 	ids, _ := deployIDs(dir)
 	for _, id := range slices.Backward(ids) {
@@ -73,7 +74,7 @@ func deliveredBefore(dir, inputs string) (string, bool) {
 		if err != nil {
 			continue
 		}
-		if d, ok := st.Stage(StageDeliver); ok && d.Inputs == inputs && d.Status == string(OutcomeDone) {
+		if d, ok := st.Stage(StageDeliver); ok && d.Inputs == inputs && (d.Status == string(OutcomeDone) || d.Status == string(OutcomeSkipped)) {
 			return id, true
 		}
 	}

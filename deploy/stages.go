@@ -230,13 +230,16 @@ func (r *runner) importOptions(ctx context.Context, d spec.Deploy) (string, arti
 func (r *runner) planStage(ctx context.Context) (step, error) {
 	s := step{inputs: digestOf(r.specDig, r.lockDig)}
 	if r.opts.Approve != "" {
+		r.plan = r.opts.Approve
 		if r.prev != nil {
-			if p, ok := r.prev.Stage(StagePlan); ok && p.Outputs != nil && !hashMatches(p.Outputs.Plan, r.opts.Approve) {
-				return s, refusef("deploy %s planned %s, not %s: approve that plan, or start a new deploy", r.id, release.ShortHash(p.Outputs.Plan), r.opts.Approve)
+			if p, ok := r.prev.Stage(StagePlan); ok && p.Outputs != nil && p.Outputs.Plan != "" {
+				if !hashMatches(p.Outputs.Plan, r.opts.Approve) {
+					return s, refusef("deploy %s planned %s, not %s: approve that plan, or start a new deploy", r.id, release.ShortHash(p.Outputs.Plan), r.opts.Approve)
+				}
+				r.plan = p.Outputs.Plan
 			}
 		}
-		r.plan = r.opts.Approve
-		s.skip, s.out = "plan "+r.opts.Approve+" approved; the apply stage checks it against a fresh plan", &Outputs{Plan: r.opts.Approve}
+		s.skip, s.out = "plan "+release.ShortHash(r.plan)+" approved; the apply stage checks it against a fresh plan", &Outputs{Plan: r.plan}
 		return s, nil
 	}
 	if r.prev != nil {
