@@ -43,14 +43,22 @@ func TestDeployServicesSkipsWhatDidNotChange(t *testing.T) {
 	}
 	checkTrace(t, rcv)
 
-	_, again := p.plan(t)
+	reg.mu.Lock()
+	writes := reg.writes
+	reg.mu.Unlock()
+	second, again := p.plan(t)
 	if again.Plan.Changed() {
 		t.Errorf("a deploy with nothing changed plans changes: %s", again.Error())
 	}
-	noop := p.approve(t, again.Plan.Hash)
-	if b, d := stageStatus(t, noop.State, deploy.StageBuild), stageStatus(t, noop.State, deploy.StageDeliver); b != "skipped" || d != "skipped" {
+	if b, d := stageStatus(t, second.State, deploy.StageBuild), stageStatus(t, second.State, deploy.StageDeliver); b != "skipped" || d != "skipped" {
 		t.Errorf("unchanged deploy: build %s, deliver %s; want both skipped", b, d)
 	}
+	p.approve(t, again.Plan.Hash)
+	reg.mu.Lock()
+	if reg.writes != writes {
+		t.Errorf("the unchanged deploy wrote to the registry %d times", reg.writes-writes)
+	}
+	reg.mu.Unlock()
 
 	edit := filepath.Join(p.dir, "cmd", "orders", "main.go")
 	data, _ := os.ReadFile(edit)
