@@ -30,7 +30,7 @@ func newDeployCmd() *cobra.Command {
 		Long: `Take the release from source to a running, checked release, stage by stage,
 each journaled in state_dir/deploys/ID with the digest of its inputs.
 
-Stages:
+Steps (the deploy's stages):
   1. inputs   check every input of build.toml against build.lock (drift: exit 2)
   2. build    build the OCI layout; skipped when it was built from this lock
   3. deliver  stream the images into containerd (--grant ctr=PATH) or push them
@@ -164,7 +164,13 @@ func newDeployHistoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history --spec release.toml [-o json]",
 		Short: "List the release's deploys: what each built, delivered and applied",
-		Args:  cobra.NoArgs,
+		Long: `List the release's deploys, oldest first. Nothing but the state directory is read.
+
+Steps:
+  1. read every journal under state_dir/deploys (a torn last record is left out)
+  2. print each deploy's ID, status, start and what each stage did
+     (-o json: every stage's inputs digest, outcome, outputs and times)`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all, err := deploy.History(f.spec)
 			if err != nil {
@@ -190,7 +196,14 @@ func newDeployShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ID --spec release.toml [-o json]",
 		Short: "Show one deploy: each stage's inputs, outcome, outputs and duration",
-		Args:  func(cmd *cobra.Command, args []string) error { return refused(cobra.ExactArgs(1)(cmd, args)) },
+		Long: `Show one deploy of the release, by its ID or a unique prefix of at least 4 characters.
+
+Steps:
+  1. read the deploy's journal under state_dir/deploys/ID
+  2. print each stage: outcome, duration, why it was skipped, and what it made:
+     images by digest, the delivery and its receipt, the plan, the run and
+     revision, the checks`,
+		Args: func(cmd *cobra.Command, args []string) error { return refused(cobra.ExactArgs(1)(cmd, args)) },
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := deploy.Show(f.spec, args[0])
 			if err != nil {
