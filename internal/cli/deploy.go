@@ -30,7 +30,7 @@ func newDeployCmd() *cobra.Command {
 		Long: `Take the release from source to a running, checked release, stage by stage,
 each journaled in state_dir/deploys/ID with the digest of its inputs.
 
-Steps (the deploy's stages):
+Steps:
   1. inputs   check every input of build.toml against build.lock (drift: exit 2)
   2. build    build the OCI layout; skipped when it was built from this lock
   3. deliver  stream the images into containerd (--grant ctr=PATH) or push them
