@@ -81,3 +81,13 @@ func (r *Release) log() io.Writer {
 }
 
 func (r *Release) events() progress.Sink { return progress.Sink(r.opts.Events) }
+
+// Claim records the release as the owner of its state directory, as the
+// first method that keeps something there does, and refuses (a
+// *RefusedError) a directory recorded for another release. Programs that
+// keep their own records in the state directory (package deploy) call it
+// before their first write.
+func (r *Release) Claim() error { return r.claimOwner() }
+
+// Spec is the path of the release spec, absolute.
+func (r *Release) Spec() string { return r.spec.Path }

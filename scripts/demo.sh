@@ -2,10 +2,10 @@
 # demo.sh [PICELI]
 #
 # The newcomer's tour. Start the sandbox with its real node (building the
-# control plane once), build the hello example's image and import it into
-# the node's containerd through the granted ctr, render, plan, apply the
-# approved plan with its checks, ask whether it is up, and fetch the running
-# container's answer through `piceli access`. Then stop the sandbox, unless
+# control plane once), render the hello example, then `piceli deploy` it:
+# build its image, import it into the node's containerd through the granted
+# ctr, plan, and (approved) apply with its checks; render it; ask whether it is up, and
+# fetch the running container's answer through `piceli access`. Then stop the sandbox, unless
 # KEEP=1.
 #
 # The real node needs root and Debian's containerd, runc,
@@ -55,32 +55,44 @@ else
 fi
 echo "$up_out"
 
-step "build the hello example's web image from its pinned inputs (no Docker, no network)"
-"$piceli" artifacts build --spec examples/hello/build.toml
-
+deliver=()
+until=()
 if [ "$real" = 1 ]; then
 	socket="$(sed -n 's/^real node: .*(containerd \(.*\))$/\1/p' <<<"$up_out")"
 	socket="${socket#unix://}"
-	step "import it into the real node's containerd, only through the ctr you grant"
-	"$piceli" artifacts import examples/hello/.piceli-build/oci --to containerd \
-		--grant ctr="$(command -v ctr)" --containerd-address "$socket"
+	deliver=(--deliver containerd --containerd-address "$socket" --grant ctr="$(command -v ctr)")
+else
+	# kwok's pods run nothing: no image to deliver, no container to check.
+	until=(--until apply)
 fi
 
-step "render examples/hello (no cluster involved)"
+step "deploy: check the image's pinned inputs, build it (no Docker, no network), deliver it, plan; then stop for your approval"
+if [ "$real" = 1 ]; then
+	echo "(the image goes into the real node's containerd, only through the ctr you grant)"
+fi
+set +e
+deploy_out="$("$piceli" deploy --spec "$spec" "${deliver[@]}")"
+status=$?
+set -e
+echo "$deploy_out"
+if [ "$status" -ne 3 ]; then
+	echo "demo: piceli deploy exited $status, want 3 (approval required)" >&2
+	exit 1
+fi
+hash="$(sed -n 's/^continue with: .*--approve //p' <<<"$deploy_out")"
+
+step "render examples/hello (no cluster involved): the manifests, the web image by the digest just built"
 "$piceli" render --spec "$spec"
 
-step "plan: what would change in the sandbox, stored under a hash you approve"
-plan_out="$("$piceli" release plan --spec "$spec")"
-echo "$plan_out"
-hash="$(sed -n 's/^apply it with: .*--approve //p' <<<"$plan_out")"
-
 if [ "$real" = 1 ]; then
-	step "apply exactly that plan: journaled writes in waves, readiness between them, then the checks (an HTTP GET of the home page)"
-	"$piceli" release apply --spec "$spec" --approve "$hash"
+	step "approve it: the same deploy applies exactly that plan (journaled waves, readiness between them) and runs its check, an HTTP GET of the home page; build and delivery are skipped, their inputs unchanged"
 else
-	step "apply exactly that plan: journaled writes in waves, readiness between them (checks skipped: nothing answers on kwok's nodes)"
-	"$piceli" release apply --spec "$spec" --approve "$hash" --skip-checks
+	step "approve it: the same deploy applies exactly that plan (journaled waves, readiness between them); checks skipped with --until apply: nothing answers on kwok's nodes"
 fi
+"$piceli" deploy --spec "$spec" "${deliver[@]}" "${until[@]}" --approve "$hash"
+
+step "what the deploy built, delivered and applied, stage by stage"
+"$piceli" deploy history --spec "$spec"
 
 step "the release's history and latest run"
 "$piceli" release history --spec "$spec"

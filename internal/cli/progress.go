@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/pynenc/piceli/deploy"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -70,6 +71,8 @@ func eventLine(e release.Event) string {
 		return "  " + e.Message
 	case release.CheckFinished:
 		return checkLine(e)
+	case deploy.StageStarted, deploy.StageFinished:
+		return stageLine(e)
 	}
 	return ""
 }

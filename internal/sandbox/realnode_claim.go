@@ -18,6 +18,11 @@ import (
 // which ends every node, forgets it.
 var machineClaim = "/run/piceli-real-node"
 
+// findOtherKubelet is otherKubelet; tests of the claim alone replace it,
+// since any kubelet on the machine (another test's real node) would refuse
+// them.
+var findOtherKubelet = otherKubelet
+
 // claim is the content of machineClaim.
 type claim struct {
 	ClusterDir string `json:"clusterDir"`
@@ -43,7 +48,7 @@ func claimMachine(n realNode) error {
 				return fmt.Errorf("remove stale claim %s: %w", machineClaim, err)
 			}
 		}
-		if pid, ok := otherKubelet(n); ok {
+		if pid, ok := findOtherKubelet(n); ok {
 			return fmt.Errorf("%w: a kubelet (pid %d) already runs on this machine, and two cannot share it", ErrRealNodeUnavailable, pid)
 		}
 		if err := writeClaim(n); !errors.Is(err, fs.ErrExist) {

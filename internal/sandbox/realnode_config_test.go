@@ -250,9 +250,10 @@ func TestCtrImportOutputNames(t *testing.T) {
 // One real node per machine: a second sandbox is refused while the first
 // has not torn its node down, and takes a claim whose owner is gone.
 func TestMachineClaimIsExclusive(t *testing.T) {
-	old := machineClaim
+	old, oldFind := machineClaim, findOtherKubelet
 	machineClaim = filepath.Join(t.TempDir(), "claim")
-	t.Cleanup(func() { machineClaim = old })
+	findOtherKubelet = func(realNode) (int, bool) { return 0, false }
+	t.Cleanup(func() { machineClaim, findOtherKubelet = old, oldFind })
 	nodeIn := func(name string) realNode {
 		l, err := NewLayout(t.TempDir(), name)
 		if err != nil {

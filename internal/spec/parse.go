@@ -71,12 +71,14 @@ type parser struct {
 
 // decoded is release.toml decoded into its raw, unvalidated form.
 type decoded struct {
-	target  rawTarget
-	release rawRelease
-	images  map[string]rawImage
-	values  map[string]string
-	checks  []rawCheck
-	failed  bool // a type error was recorded
+	target    rawTarget
+	release   rawRelease
+	images    map[string]rawImage
+	values    map[string]string
+	checks    []rawCheck
+	deploy    rawDeploy
+	telemetry rawTelemetry
+	failed    bool // a type error was recorded
 }
 
 // decode decodes each table, recording type errors and, when there are
@@ -87,6 +89,8 @@ func (p *parser) decode(raw *rawFile) *decoded {
 	p.table("release", raw.Release, &d.release, d)
 	p.table("images", raw.Images, &d.images, d)
 	p.table("values", raw.Values, &d.values, d)
+	p.table("deploy", raw.Deploy, &d.deploy, d)
+	p.table("telemetry", raw.Telemetry, &d.telemetry, d)
 	for i, prim := range raw.Checks {
 		p.primitive(prim, &d.checks[i], indexKey("checks", i), d)
 	}

@@ -5,11 +5,25 @@ import "github.com/BurntSushi/toml"
 // rawFile is the top level of release.toml; each table is decoded on its
 // own so that a type error in one still lets the others be checked.
 type rawFile struct {
-	Target  toml.Primitive   `toml:"target"`
-	Release toml.Primitive   `toml:"release"`
-	Images  toml.Primitive   `toml:"images"`
-	Values  toml.Primitive   `toml:"values"`
-	Checks  []toml.Primitive `toml:"checks"`
+	Target    toml.Primitive   `toml:"target"`
+	Release   toml.Primitive   `toml:"release"`
+	Images    toml.Primitive   `toml:"images"`
+	Values    toml.Primitive   `toml:"values"`
+	Checks    []toml.Primitive `toml:"checks"`
+	Deploy    toml.Primitive   `toml:"deploy"`
+	Telemetry toml.Primitive   `toml:"telemetry"`
+}
+
+type rawDeploy struct {
+	Deliver             *string `toml:"deliver"`
+	ContainerdAddress   *string `toml:"containerd_address"`
+	ContainerdNamespace *string `toml:"containerd_namespace"`
+	Registry            *string `toml:"registry"`
+}
+
+type rawTelemetry struct {
+	OTLPEndpoint  *string `toml:"otlp_endpoint"`
+	ExportTimeout *string `toml:"export_timeout"`
 }
 
 type rawTarget struct {
@@ -89,7 +103,9 @@ type rawTCP struct {
 
 // knownKeys lists the keys each table accepts, for unknown-key hints.
 var knownKeys = map[string]string{
-	"":            "target, release, images, values, checks",
+	"":            "target, release, images, values, checks, deploy, telemetry",
+	"deploy":      "deliver, containerd_address, containerd_namespace, registry",
+	"telemetry":   "otlp_endpoint, export_timeout",
 	"target":      "kubeconfig, context, namespace, namespaces",
 	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout, wait",
 	"checks":      "name, timeout, retries, backoff, http, tcp, command, job",

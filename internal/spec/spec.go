@@ -40,6 +40,10 @@ type Spec struct {
 	Builds map[string]ImageBuild
 	Values map[string]string // value key -> value, never nil
 	Checks []Check
+	// Deploy says how `piceli deploy` delivers the built images.
+	Deploy Deploy
+	// Telemetry says where `piceli deploy` sends its trace and result.
+	Telemetry Telemetry
 }
 
 // ImageBuild is an [images] entry written { build = "NAME" }: the image

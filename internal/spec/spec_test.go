@@ -67,6 +67,8 @@ func TestParseGood(t *testing.T) {
 			{Name: "tcp", Timeout: DefaultTCPTimeout, Retries: DefaultNetworkRetries, Backoff: DefaultBackoff,
 				TCP: &TCPCheck{Service: "web", Port: 80}},
 		},
+		Deploy:    Deploy{Deliver: DeliverNone},
+		Telemetry: Telemetry{ExportTimeout: DefaultExportTimeout},
 	}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Errorf("Parse(good) mismatch (-want +got):\n%s", diff)

@@ -12,11 +12,13 @@ import (
 // layout is the shape release.toml must have: the raw tables as typed Go
 // values, which typeErrors compares with the decoded document.
 type layout struct {
-	Target  rawTarget           `toml:"target"`
-	Release rawRelease          `toml:"release"`
-	Images  map[string]rawImage `toml:"images"`
-	Values  map[string]string   `toml:"values"`
-	Checks  []rawCheck          `toml:"checks"`
+	Target    rawTarget           `toml:"target"`
+	Release   rawRelease          `toml:"release"`
+	Images    map[string]rawImage `toml:"images"`
+	Values    map[string]string   `toml:"values"`
+	Checks    []rawCheck          `toml:"checks"`
+	Deploy    rawDeploy           `toml:"deploy"`
+	Telemetry rawTelemetry        `toml:"telemetry"`
 }
 
 // typeErrors records a wrong-type error for every key of src whose TOML

@@ -25,6 +25,8 @@ func (p *parser) spec(abs string, d *decoded) *Spec {
 		s.Values[k] = v
 	}
 	s.Checks = p.checks(d.checks, s)
+	s.Deploy = p.deploy(d.deploy)
+	s.Telemetry = p.telemetry(d.telemetry)
 	return s
 }
 

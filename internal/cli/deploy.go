@@ -1,0 +1,277 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pynenc/piceli/artifact"
+	"github.com/pynenc/piceli/deploy"
+	"github.com/pynenc/piceli/release"
+)
+
+// deployFlags are the flags of deploy.
+type deployFlags struct {
+	specFlag
+	opts   deploy.Options
+	until  string
+	grants []string
+	output string
+}
+
+func newDeployCmd() *cobra.Command {
+	var f deployFlags
+	cmd := &cobra.Command{
+		Use:   "deploy --spec release.toml [--approve HASH] [--resume] [--until STAGE] [--grant TOOL=PATH ...]",
+		Short: "Build, deliver, plan, apply and check a release as one resumable run",
+		Long: `Take the release from source to a running, checked release, stage by stage,
+each journaled in state_dir/deploys/ID with the digest of its inputs.
+
+Steps:
+  1. inputs   check every input of build.toml against build.lock (drift: exit 2)
+  2. build    build the OCI layout; skipped when it was built from this lock
+  3. deliver  stream the images into containerd (--grant ctr=PATH) or push them
+              to a registry, as [deploy] deliver (or --deliver) says; skipped
+              when the same images already went to the same target
+  4. plan     plan and store; without --approve stop here with exit 3 and print
+              the command that continues (it neither builds nor delivers again)
+  5. apply    apply exactly the approved plan (a stale one is refused, exit 2)
+  6. checks   the spec's [[checks]], after the last wave
+
+--resume continues the latest deploy that did not finish; its apply stage
+resumes the engine's run, so no step is written twice. --until STAGE stops
+after that stage. With [telemetry] otlp_endpoint (or --otlp-endpoint) one
+trace per deploy goes to that OTLP/HTTP receiver, bounded by its
+export_timeout (3s by default, 10s at most); telemetry never fails a deploy.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.finish(cmd); err != nil {
+				return refused(err)
+			}
+			d := newProgress(cmd, f.output)
+			f.opts.Events, f.opts.Log = d.events, d.log
+			res, err := deploy.Run(cmd.Context(), f.spec, f.opts)
+			d.done()
+			return reportDeploy(cmd, f, res, err)
+		},
+	}
+	fl := cmd.Flags()
+	f.specFlag.register(cmd)
+	fl.StringVar(&f.opts.Approve, "approve", "", "hash (or its first 12 hex digits) of the plan to apply")
+	fl.BoolVar(&f.opts.Resume, "resume", false, "continue the latest deploy that did not finish")
+	fl.StringVar(&f.until, "until", "", "stop after this stage: inputs, build, deliver, plan, apply or checks")
+	fl.StringArrayVar(&f.grants, "grant", nil, "TOOL=PATH: let the deliver stage run this tool (ctr)")
+	fl.StringVar(&f.opts.Deliver, "deliver", "", "none, containerd or registry, in place of [deploy] deliver")
+	fl.StringVar(&f.opts.ContainerdAddress, "containerd-address", "", "--deliver containerd: containerd's socket")
+	fl.StringVar(&f.opts.Registry, "registry", "", "--deliver registry: HOST:PORT")
+	fl.StringVar(&f.opts.OTLPEndpoint, "otlp-endpoint", "", "OTLP/HTTP receiver's base URL, replacing [telemetry] otlp_endpoint")
+	fl.BoolVar(&f.opts.AllowExec, "allow-exec", false, "let the kubeconfig's exec credential plugin run")
+	fl.StringVarP(&f.output, "output", "o", "text", "output format: text, or json (JSON lines of progress, then the result)")
+	cmd.AddCommand(newDeployHistoryCmd(), newDeployShowCmd())
+	return cmd
+}
+
+// finish parses --until and the grants.
+func (f *deployFlags) finish(cmd *cobra.Command) error {
+	if f.output != "text" && f.output != "json" {
+		return fmt.Errorf("-o %q: want text or json", f.output)
+	}
+	if f.until != "" {
+		st, err := deploy.ParseStage(f.until)
+		if err != nil {
+			return fmt.Errorf("--until: %w", err)
+		}
+		f.opts.Until = st
+	}
+	for _, g := range f.grants {
+		grant, err := artifact.ParseGrant(g)
+		if err != nil {
+			return err
+		}
+		f.opts.Grants = append(f.opts.Grants, grant)
+	}
+	f.opts.Interrupt = softStop(cmd.Context(), cmd.ErrOrStderr())
+	return nil
+}
+
+// reportDeploy prints how the deploy ended and maps it to an exit code.
+func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err error) error {
+	if res != nil {
+		if f.output == "json" {
+			if jerr := writeJSON(cmd, map[string]any{"schema": "piceli.deploy/v1", "id": res.ID, "status": res.Status, "plan": res.Plan,
+				"revision": res.Revision, "telemetry": res.Telemetry.String(), "deploy": res.State}); jerr != nil {
+				return jerr
+			}
+		} else {
+			cmd.PrintErrf("deploy %s %s; telemetry: %s\n", res.ID, res.Status, res.Telemetry)
+		}
+	}
+	var approval *deploy.ApprovalRequiredError
+	switch {
+	case err == nil && res != nil && res.Status == deploy.StatusStopped:
+		if res.Plan != "" {
+			cmd.Printf("plan %s stored; continue with: %s\n", res.Plan, continueCommand(f.spec, res.Plan))
+		}
+		return nil
+	case err == nil:
+		return nil
+	case errors.As(err, &approval):
+		next := continueCommand(f.spec, approval.Plan.Hash)
+		if f.output != "json" {
+			release.WritePlan(cmd.OutOrStdout(), approval.Plan, release.TextOptions{Color: colorful(cmd)})
+			cmd.Printf("\nplan %s stored\ncontinue with: %s\n", approval.Plan.Hash, next)
+		}
+		return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}
+	case deploy.IsRefused(err):
+		return refused(err)
+	}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\ncontinue it with: %s", err, resumeCommand(f.spec))}
+}
+
+func continueCommand(spec, hash string) string {
+	return "piceli deploy" + specArg(spec) + " --approve " + release.ShortHash(hash)
+}
+
+func resumeCommand(spec string) string { return "piceli deploy" + specArg(spec) + " --resume" }
+
+func specArg(spec string) string {
+	if spec == "release.toml" {
+		return ""
+	}
+	return " --spec " + spec
+}
+
+// stageLine is how people's renderers print a deploy's stage event.
+func stageLine(e release.Event) string {
+	took := (time.Duration(e.DurationMS) * time.Millisecond).Round(time.Millisecond)
+	switch {
+	case e.Kind == deploy.StageStarted:
+		return "stage " + e.Stage
+	case e.Error != "":
+		return fmt.Sprintf("stage %s: failed after %s: %s", e.Stage, took, e.Error)
+	case e.Message != "":
+		return fmt.Sprintf("stage %s: %s (%s)", e.Stage, e.Result, e.Message)
+	}
+	return fmt.Sprintf("stage %s: %s in %s", e.Stage, e.Result, took)
+}
+
+func newDeployHistoryCmd() *cobra.Command {
+	var f specFlag
+	var output string
+	cmd := &cobra.Command{
+		Use:   "history --spec release.toml [-o json]",
+		Short: "List the release's deploys: what each built, delivered and applied",
+		Long: `List the release's deploys, oldest first. Nothing but the state directory is read.
+
+Steps:
+  1. read every journal under state_dir/deploys (a torn last record is left out)
+  2. print each deploy's ID, status, start and what each stage did
+     (-o json: every stage's inputs digest, outcome, outputs and times)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			all, err := deploy.History(f.spec)
+			if err != nil {
+				return deployErr(err)
+			}
+			if output == "json" {
+				return writeJSON(cmd, map[string]any{"schema": "piceli.deploy-history/v1", "deploys": all})
+			}
+			for _, st := range all {
+				cmd.Printf("%s  %-17s %s  %s\n", st.ID, st.Status, st.Started.Local().Format(time.DateTime), stagesText(st))
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func newDeployShowCmd() *cobra.Command {
+	var f specFlag
+	var output string
+	cmd := &cobra.Command{
+		Use:   "show ID --spec release.toml [-o json]",
+		Short: "Show one deploy: each stage's inputs, outcome, outputs and duration",
+		Long: `Show one deploy of the release, by its ID or a unique prefix of at least 4 characters.
+
+Steps:
+  1. read the deploy's journal under state_dir/deploys/ID
+  2. print each stage: outcome, duration, why it was skipped, and what it made:
+     images by digest, the delivery and its receipt, the plan, the run and
+     revision, the checks`,
+		Args: func(cmd *cobra.Command, args []string) error { return refused(cobra.ExactArgs(1)(cmd, args)) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := deploy.Show(f.spec, args[0])
+			if err != nil {
+				return deployErr(err)
+			}
+			if output == "json" {
+				return writeJSON(cmd, map[string]any{"schema": "piceli.deploy/v1", "deploy": st})
+			}
+			writeDeploy(cmd, st)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+func deployErr(err error) error {
+	if deploy.IsRefused(err) {
+		return refused(err)
+	}
+	return err
+}
+
+// stagesText is "inputs done, build skipped, ..." for a history line.
+func stagesText(st *deploy.State) string {
+	parts := make([]string, len(st.Stages))
+	for i, s := range st.Stages {
+		parts[i] = string(s.Stage) + " " + s.Status
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeDeploy(cmd *cobra.Command, st *deploy.State) {
+	cmd.Printf("deploy %s of release %s: %s\n", st.ID, st.Release, st.Status)
+	if st.Error != "" {
+		cmd.Printf("  error: %s\n", st.Error)
+	}
+	for _, s := range st.Stages {
+		cmd.Printf("  %-8s %-8s %8s", s.Stage, s.Status, s.Duration().Round(time.Millisecond))
+		if s.Reason != "" {
+			cmd.Printf("  (%s)", s.Reason)
+		}
+		cmd.Println()
+		writeOutputs(cmd, s.Outputs)
+	}
+	if st.Telemetry != "" {
+		cmd.Printf("  telemetry: %s\n", st.Telemetry)
+	}
+}
+
+func writeOutputs(cmd *cobra.Command, o *deploy.Outputs) {
+	if o == nil {
+		return
+	}
+	for _, im := range o.Images {
+		cmd.Printf("      image %s %s\n", im.Name, im.Reference)
+	}
+	if d := o.Delivery; d != nil {
+		cmd.Printf("      delivered %d image(s) to %s %s, %d bytes; receipt %s\n", d.Images, d.Target, d.Address, d.BytesSent, d.Receipt)
+	}
+	if o.Plan != "" {
+		cmd.Printf("      plan %s %s\n", release.ShortHash(o.Plan), o.Summary)
+	}
+	if o.Run != "" {
+		cmd.Printf("      run %s, revision %d\n", o.Run, o.Revision)
+	}
+	for _, c := range o.Checks {
+		cmd.Printf("      check %s passed=%t in %dms\n", c.Name, c.Passed, c.DurationMS)
+	}
+}
