@@ -125,13 +125,6 @@ func writeNumberedLog(t *testing.T, n int) string {
 	return path
 }
 
-// freePort returns a loopback port of 1024 or more that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// freePort returns a loopback port of 1024 or more that was free a moment
+// ago (see sandboxtest.FreeLocalPort).
+func freePort(t *testing.T) int { t.Helper(); return sandboxtest.FreeLocalPort(t) }

@@ -38,16 +38,9 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
-// freePort returns a loopback port nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// freePort returns a loopback port nothing listens on now (see
+// sandboxtest.FreeLocalPort).
+func freePort(t *testing.T) int { t.Helper(); return sandboxtest.FreeLocalPort(t) }
 
 // listening reports whether /proc/net/tcp (or tcp6) has a socket in LISTEN
 // state on port.

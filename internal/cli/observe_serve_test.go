@@ -60,16 +60,6 @@ func lensDeployment(t *testing.T, sb *sandboxtest.Sandbox, ns string) (*sandboxt
 	return backend, path
 }
 
-func freeLoopbackPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // A forward saved with forward-save (which refuses a privileged port and
 // a non-loopback address) is restored by serve --user; the forward
 // reaches the loopback server through the API server; on SIGINT serve
@@ -79,7 +69,7 @@ func TestServeExitsCleanlyOnSIGINT(t *testing.T) {
 	ns := sb.Namespace(t)
 	backend, archivePath := lensDeployment(t, sb, ns)
 	prefsDir := filepath.Join(t.TempDir(), "forwards")
-	local := freeLoopbackPort(t)
+	local := freePort(t)
 	save := []string{"observe", "forward-save", "--user", "alice", "--prefs-dir", prefsDir, "--name", "api", "--namespace", ns,
 		"--target", "deployment/api", "--remote-port", "8080", "--kubeconfig", sb.Kubeconfig, "--context", sb.Context}
 	for _, bad := range [][]string{{"--local-port", "80"}, {"--local-port", strconv.Itoa(local), "--address", "0.0.0.0"}} {

@@ -136,10 +136,11 @@ func Digest(data []byte) string {
 // shared state no longer holds (removed by retention elsewhere).
 func Merge(dir string, files []File, gone []string) (int, error) {
 	changed := 0
+	shared := sharedRuns(files)
 	for _, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Path))
 		cur, err := os.ReadFile(path)
-		if err == nil && (bytes.HasPrefix(cur, f.Data) || newerRun(f.Path, cur, f.Data)) {
+		if err == nil && (bytes.HasPrefix(cur, f.Data) || newerRun(f.Path, cur, f.Data, shared)) {
 			continue
 		}
 		if err := writePrivate(path, f.Data); err != nil {
@@ -160,11 +161,28 @@ func Merge(dir string, files []File, gone []string) (int, error) {
 const latestRun = "runs/latest"
 
 // newerRun reports whether the cache's latest-run pointer names a later run
-// than the snapshot's: run ids begin with their start time, so they sort by
-// age, and a run started here and killed before its first push stays the
-// one to resume.
-func newerRun(path string, cur, shared []byte) bool {
-	return path == latestRun && bytes.Compare(bytes.TrimSpace(cur), bytes.TrimSpace(shared)) > 0
+// than the snapshot's: a run the snapshot does not hold (started here and
+// killed before its first push: it stays the one to resume), or one whose
+// id sorts later (run ids begin with their start time, to the second, so
+// two runs of the same second need the first rule).
+func newerRun(path string, cur, snapshot []byte, shared map[string]bool) bool {
+	if path != latestRun {
+		return false
+	}
+	run := string(bytes.TrimSpace(cur))
+	return !shared[run] || bytes.Compare([]byte(run), bytes.TrimSpace(snapshot)) > 0
+}
+
+// sharedRuns are the ids of the runs whose files the snapshot holds.
+func sharedRuns(files []File) map[string]bool {
+	runs := map[string]bool{}
+	for _, f := range files {
+		rest, ok := strings.CutPrefix(f.Path, "runs/")
+		if id, _, found := strings.Cut(rest, "/"); ok && found {
+			runs[id] = true
+		}
+	}
+	return runs
 }
 
 // writePrivate replaces path atomically, creating its directories

@@ -94,6 +94,38 @@ func TestMerge(t *testing.T) {
 	}
 }
 
+// The cache's latest-run pointer survives a pull while it names a run the
+// snapshot does not hold, even one started in the same second as the
+// snapshot's (its random suffix may sort first); a run the snapshot holds
+// gives way to a later one.
+func TestMergeLatestRunPointer(t *testing.T) {
+	tests := []struct {
+		name, local, shared string
+		sharedHoldsLocal    bool
+		want                string
+	}{
+		{"an unpushed run of the same second, sorting first", "20261201-120000-000001", "20261201-120000-ffffff", false, "20261201-120000-000001"},
+		{"an unpushed later run", "20261201-130000-aaaaaa", "20261201-120000-bbbbbb", false, "20261201-130000-aaaaaa"},
+		{"a pushed run another machine followed", "20261201-120000-aaaaaa", "20261201-130000-bbbbbb", true, "20261201-130000-bbbbbb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "runs/latest", tt.local+"\n")
+			snap := []File{{Path: "runs/latest", Data: []byte(tt.shared + "\n")}, {Path: "runs/" + tt.shared + "/journal", Data: []byte("j")}}
+			if tt.sharedHoldsLocal {
+				snap = append(snap, File{Path: "runs/" + tt.local + "/journal", Data: []byte("j")})
+			}
+			if _, err := Merge(dir, snap, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := read(t, dir, "runs/latest"); got != tt.want+"\n" {
+				t.Errorf("runs/latest after Merge = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestUnpackRefusesEscapingPaths(t *testing.T) {
 	data, err := Pack([]File{{Path: "../outside", Data: []byte("x")}})
 	if err != nil {
