@@ -41,5 +41,5 @@ func (r *Release) planned(ctx context.Context, allowReplace bool) (*session, err
 	if err := s.resolveSecrets(ctx); err != nil {
 		return nil, err
 	}
-	return s, s.makePlan(ctx, allowReplace)
+	return s, s.makePlan(ctx, planning{allowReplace: allowReplace})
 }

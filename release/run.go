@@ -82,9 +82,12 @@ func runFailed(res *Result, err error) error {
 }
 
 // approvedInput plans again now and checks the approved plan against the
-// fresh one; only the steps in only are compared (nil: all).
+// fresh one; only the steps in only are compared (nil: all). The fresh
+// plan re-renders every object and reads the cluster with one LIST per
+// kind and namespace; it dry-runs only the objects that changed since the
+// approved plan saw them (plan.Options Approved).
 func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, allowReplace bool, only map[object.Ref]bool) (apply.Input, error) {
-	if err := s.makePlan(ctx, allowReplace); err != nil {
+	if err := s.makePlan(ctx, planning{allowReplace: allowReplace, approved: approved}); err != nil {
 		return apply.Input{}, err
 	}
 	if err := apply.Approve(approved, s.plan, only); err != nil {

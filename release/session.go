@@ -76,8 +76,16 @@ func (s *session) connect(ctx context.Context) error {
 	return nil
 }
 
+// planning says how a session plans.
+type planning struct {
+	allowReplace bool
+	// approved is the plan an approval check confirms (plan.Options
+	// Approved); nil plans anew.
+	approved *plan.Plan
+}
+
 // makePlan plans the session's objects against the cluster.
-func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
+func (s *session) makePlan(ctx context.Context, how planning) error {
 	rel := s.r.spec.Release
 	previous, owned, err := pruneRecords(s.r.StateDir())
 	if err != nil {
@@ -94,7 +102,7 @@ func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 		Owned:               owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
 	}
-	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})
+	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved})
 	s.plan = p
 	return classify(err)
 }

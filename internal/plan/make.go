@@ -48,6 +48,12 @@ type Options struct {
 	Parallel     int    // concurrent reads and dry-runs; 0 means 16
 	AllowReplace bool   // plan replace for immutable changes instead of refusing
 	Key          []byte // digest key (ReadKey); nil means an ephemeral one
+	// Approved is the plan an approval check confirms, made earlier of the
+	// same inputs; nil plans anew. A step whose desired manifest and live
+	// object are the ones Approved saw is taken from it without a dry-run
+	// (see confirmed); the rest are planned as usual. plan.Stale then
+	// compares the two.
+	Approved *Plan
 }
 
 // maker holds one plan's inputs while it is made.
@@ -57,7 +63,9 @@ type maker struct {
 	opts Options
 	dig  Digester
 	res  []kube.Resource
-	live *liveIndex
+	// approved indexes Options.Approved's steps; nil plans every step.
+	approved map[object.Ref]Step
+	live     *liveIndex
 	// declared holds the reference of every object, the target namespace
 	// added by read included; read fills it, and it is only read after.
 	declared map[object.Ref]bool
@@ -66,8 +74,8 @@ type maker struct {
 
 // Make reads the cluster and returns the plan for in: every declared object
 // resolved through discovery, read with one LIST per kind and namespace,
-// compared through a server-side dry-run of the release's apply, and
-// ordered into waves. Undeclared objects of the release that it does not
+// compared through a server-side dry-run of the release's apply (unless
+// Options.Approved already holds the answer), and ordered into waves. Undeclared objects of the release that it does not
 // delete are listed in Plan.Kept with the reason. It writes nothing to the
 // cluster. Bad input (unresolvable kinds, a dependency cycle, an object
 // the server rejects, a namespace or an unpinned image Input does not
@@ -102,7 +110,7 @@ func newMaker(c *kube.Client, in Input, opts Options) (*maker, error) {
 		opts.Key = make([]byte, 32)
 		rand.Read(opts.Key)
 	}
-	return &maker{c: c, in: in, opts: opts, dig: Digester{Key: opts.Key}}, nil
+	return &maker{c: c, in: in, opts: opts, dig: Digester{Key: opts.Key}, approved: approvedSteps(opts.Approved)}, nil
 }
 
 // read resolves every object and lists what exists, adding the target

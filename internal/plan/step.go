@@ -40,6 +40,9 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 	}
 	s.Desired = m.dig.Of(s.Manifest)
 	live := m.live.get(ref)
+	if a, ok := m.confirmed(s, live); ok {
+		return a, nil
+	}
 	result, err := m.dryRun(ctx, i)
 	if live == nil {
 		return m.create(ctx, i, s, err)

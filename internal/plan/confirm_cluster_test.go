@@ -1,0 +1,99 @@
+package plan_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+)
+
+// An approval check (Options.Approved) dry-runs only the objects written
+// since the approved plan saw them; the others, absent still or at the
+// same resourceVersion, are taken from the approved plan. A change to a
+// field the plan sets is still found (plan.Stale), and a change elsewhere
+// in the object is not staleness.
+func TestConfirmingAPlanDryRunsOnlyWhatWasWritten(t *testing.T) {
+	f := example(t, "hello")
+	f.input.Objects = nil
+	var present []*unstructured.Unstructured
+	for i := range 10 {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"mode": "fast"}}}
+		cm.SetName(fmt.Sprintf("cm-%d", i))
+		cm.SetNamespace(f.ns)
+		cm.SetLabels(map[string]string{object.ReleaseLabel: "hello"})
+		f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: cm})
+		if i < 6 {
+			present = append(present, cm)
+		}
+	}
+	f.apply(t, present...) // cm-0..5 exist, cm-6..9 are planned absent
+	approved := f.plan(t, plan.Options{})
+
+	cms := f.sb.Clientset.CoreV1().ConfigMaps(f.ns)
+	patch := func(name, body string) {
+		t.Helper()
+		if _, err := cms.Patch(t.Context(), name, types.MergePatchType, []byte(body), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch("cm-0", `{"data":{"mode":"slow"}}`)               // a field the plan sets
+	patch("cm-1", `{"metadata":{"annotations":{"x":"y"}}}`) // a field it does not set
+	var c counter
+	client, err := kube.Connect(t.Context(), kube.Options{Kubeconfig: f.sb.Kubeconfig, Context: f.sb.Context, WrapTransport: c.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := plan.Make(sandboxtest.Context(t, time.Minute), client, f.input, plan.Options{Key: testKey, Approved: approved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Validate(fresh); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.applies.Load() + c.other.Load(); got != 2 {
+		t.Errorf("confirming the plan sent %d dry-runs, want 2 (cm-0 and cm-1, written since the plan)", got)
+	}
+	reasons := plan.Stale(approved, fresh)
+	if len(reasons) != 1 || !strings.HasPrefix(reasons[0], "ConfigMap/"+f.ns+"/cm-0: ") {
+		t.Errorf("plan.Stale(approved, fresh) = %q, want one reason, for cm-0", reasons)
+	}
+}
+
+// A plan confirmed with nothing changed is the approved plan: the same
+// hash, and not one dry-run.
+func TestConfirmingAnUnchangedPlanSendsNoDryRun(t *testing.T) {
+	f := example(t, "hello")
+	f.input.Objects = f.input.Objects[:0]
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"a": "b"}}}
+	u.SetName("settings")
+	u.SetNamespace(f.ns)
+	absent := u.DeepCopy()
+	absent.SetName("later")
+	f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: u}, object.Declared{Origin: "test", Object: absent})
+	f.apply(t, u)
+	approved := f.plan(t, plan.Options{})
+	var c counter
+	client, err := kube.Connect(t.Context(), kube.Options{Kubeconfig: f.sb.Kubeconfig, Context: f.sb.Context, WrapTransport: c.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := plan.Make(sandboxtest.Context(t, time.Minute), client, f.input, plan.Options{Key: testKey, Approved: approved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.applies.Load() + c.other.Load(); n != 0 {
+		t.Errorf("confirming an unchanged plan sent %d writes or dry-runs, want 0", n)
+	}
+	if a, b := hashOf(t, approved), hashOf(t, fresh); a != b {
+		t.Errorf("hash of the confirmed plan = %s, want the approved %s", b, a)
+	}
+}
