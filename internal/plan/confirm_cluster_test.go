@@ -48,11 +48,7 @@ func TestConfirmingAPlanDryRunsOnlyWhatWasWritten(t *testing.T) {
 	patch("cm-0", `{"data":{"mode":"slow"}}`)               // a field the plan sets
 	patch("cm-1", `{"metadata":{"annotations":{"x":"y"}}}`) // a field it does not set
 	var c counter
-	client, err := kube.Connect(t.Context(), kube.Options{Kubeconfig: f.sb.Kubeconfig, Context: f.sb.Context, WrapTransport: c.wrap})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := plan.Make(sandboxtest.Context(t, time.Minute), client, f.input, plan.Options{Key: testKey, Approved: approved})
+	fresh, err := plan.Make(sandboxtest.Context(t, time.Minute), f.connectCounting(t, &c), f.input, plan.Options{Key: testKey, Approved: approved})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +78,7 @@ func TestConfirmingAnUnchangedPlanSendsNoDryRun(t *testing.T) {
 	f.apply(t, u)
 	approved := f.plan(t, plan.Options{})
 	var c counter
-	client, err := kube.Connect(t.Context(), kube.Options{Kubeconfig: f.sb.Kubeconfig, Context: f.sb.Context, WrapTransport: c.wrap})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := plan.Make(sandboxtest.Context(t, time.Minute), client, f.input, plan.Options{Key: testKey, Approved: approved})
+	fresh, err := plan.Make(sandboxtest.Context(t, time.Minute), f.connectCounting(t, &c), f.input, plan.Options{Key: testKey, Approved: approved})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,4 +88,14 @@ func TestConfirmingAnUnchangedPlanSendsNoDryRun(t *testing.T) {
 	if a, b := hashOf(t, approved), hashOf(t, fresh); a != b {
 		t.Errorf("hash of the confirmed plan = %s, want the approved %s", b, a)
 	}
+}
+
+// connectCounting connects to the fixture's sandbox counting requests in c.
+func (f *fixture) connectCounting(t *testing.T, c *counter) *kube.Client {
+	t.Helper()
+	client, err := kube.Connect(t.Context(), kube.Options{Kubeconfig: f.sb.Kubeconfig, Context: f.sb.Context, WrapTransport: c.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
 }

@@ -43,6 +43,11 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 	if a, ok := m.confirmed(s, live); ok {
 		return a, nil
 	}
+	if live == nil && m.inAbsentNamespace(i) {
+		// A dry-run apply could only answer that the namespace is not found.
+		s.Action, s.Observed = Create, Observed{Absent: true}
+		return m.validateElsewhere(ctx, i, s)
+	}
 	result, err := m.dryRun(ctx, i)
 	if live == nil {
 		return m.create(ctx, i, s, err)
