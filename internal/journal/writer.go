@@ -15,25 +15,45 @@ import (
 
 // Options holds a Writer's hooks. The zero value means no hooks.
 type Options struct {
-	// BeforeSync, when set, runs after an append's frames are written and
-	// before they are fsynced. An error fails the Append as if the process
-	// had died there; failpoints and fault tests use it.
+	// BeforeSync, when set, runs after a commit's frames are written and
+	// before they are fsynced. An error fails every Append of the commit as
+	// if the process had died there; failpoints and fault tests use it.
 	BeforeSync func() error
-	// AfterSync, when set, runs after the fsync returns. An error fails the
-	// Append although its records are durable.
+	// AfterSync, when set, runs after the fsync returns. An error fails
+	// every Append of the commit although its records are durable.
 	AfterSync func() error
 }
 
 // Writer appends records to one journal file. It is safe for concurrent
-// use. It does not stop a second Writer, in this or another process, from
-// opening the same file: the caller holds the release lock for that.
+// use, and commits concurrent appends together (see Append). It does not
+// stop a second Writer, in this or another process, from opening the same
+// file: the caller holds the release lock for that.
 type Writer struct {
 	mu     sync.Mutex
+	idle   sync.Cond // on mu: a commit ended
 	path   string
 	f      *os.File // nil once closed
 	opts   Options
 	next   int64 // Seq of the next record
 	broken error // why the file is in an unknown state; Append refuses from then on
+	// committing is set while one Append writes and fsyncs; the appends
+	// made meanwhile gather in open, which that Append commits next.
+	committing bool
+	open       *batch
+}
+
+// batch is the frames of appends that one write and one fsync commit.
+type batch struct {
+	frames  []byte
+	records int
+	done    chan struct{} // closed once committed or failed, err set
+	err     error
+}
+
+func newWriter(path string, f *os.File, opts Options, next int64) *Writer {
+	w := &Writer{path: path, f: f, opts: opts, next: next}
+	w.idle.L = &w.mu
+	return w
 }
 
 // Create makes a new, empty journal at path: it fails if path exists, and
@@ -49,7 +69,7 @@ func Create(path string, opts Options) (*Writer, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("create journal %s: %w", path, err)
 	}
-	return &Writer{path: path, f: f, opts: opts, next: 1}, nil
+	return newWriter(path, f, opts, 1), nil
 }
 
 // initialize writes the magic header and makes it and the file's directory
@@ -82,8 +102,7 @@ func OpenAppend(path string, opts Options) (*Writer, []Record, *Tail, error) {
 		f.Close()
 		return nil, nil, nil, err
 	}
-	w := &Writer{path: path, f: f, opts: opts, next: int64(len(recs)) + 1}
-	return w, recs, tail, nil
+	return newWriter(path, f, opts, int64(len(recs))+1), recs, tail, nil
 }
 
 // load reads the open journal f and repairs a torn tail.
@@ -119,15 +138,18 @@ func repair(f *os.File, t *Tail) error {
 	return f.Sync()
 }
 
-// Append assigns recs consecutive Seq numbers, writes all their frames in
-// one write and fsyncs once (group commit), so they are durable when it
-// returns nil. Each record's Step is set to NoStep unless its Type is about
+// Append assigns recs consecutive Seq numbers and makes them durable: they
+// are written in one write and fsynced before it returns nil. Appends made
+// at once by several goroutines are group-committed: while one commit's
+// write and fsync are under way, the appends that arrive gather and the
+// next commit makes all of them durable with one write and one fsync, in
+// Seq order. Each record's Step is set to NoStep unless its Type is about
 // a step, and a zero Time to the current UTC time; recs itself is not
 // modified. A record that cannot be encoded or exceeds MaxPayload fails the
-// call before anything is written. Any failure after the write began leaves
-// the file in an unknown state: the Writer refuses every later Append, and
-// the journal must be reopened with OpenAppend. Appending no records does
-// nothing.
+// call before anything is written. Any failure after a commit's write
+// began leaves the file in an unknown state: every Append of that commit
+// fails, the Writer refuses every later Append, and the journal must be
+// reopened with OpenAppend. Appending no records does nothing.
 func (w *Writer) Append(recs ...Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -138,12 +160,51 @@ func (w *Writer) Append(recs ...Record) error {
 	if err != nil || len(buf) == 0 {
 		return w.fail(err)
 	}
-	if err := w.commit(buf); err != nil {
-		w.broken = err
-		return w.fail(err)
-	}
 	w.next += int64(len(recs))
-	return nil
+	b := w.join(buf, len(recs))
+	if w.committing {
+		w.mu.Unlock()
+		<-b.done // the Append committing now commits b next
+		w.mu.Lock()
+		return b.err
+	}
+	w.commitOpen()
+	return b.err
+}
+
+// join adds frames to the open batch, starting one if none is open.
+func (w *Writer) join(frames []byte, records int) *batch {
+	if w.open == nil {
+		w.open = &batch{done: make(chan struct{})}
+	}
+	w.open.frames = append(w.open.frames, frames...)
+	w.open.records += records
+	return w.open
+}
+
+// commitOpen commits open batches, one write and one fsync each, until
+// none is left. It is called with w.mu held and releases it while it
+// writes and fsyncs.
+func (w *Writer) commitOpen() {
+	w.committing = true
+	for w.open != nil {
+		b := w.open
+		w.open = nil
+		err := w.usable()
+		if err == nil {
+			w.mu.Unlock()
+			err = w.commit(b.frames)
+			w.mu.Lock()
+			if err != nil {
+				w.broken = err
+			}
+			err = w.fail(err)
+		}
+		b.err = err
+		close(b.done)
+	}
+	w.committing = false
+	w.idle.Broadcast()
 }
 
 // usable refuses appends to a closed or broken Writer.
@@ -218,11 +279,15 @@ func marshal(r Record, now time.Time) ([]byte, error) {
 	return payload, err
 }
 
-// Close closes the file. Every successful Append is already durable, so
-// Close does not fsync. Closing twice is a no-op.
+// Close closes the file once no commit is under way. Every successful
+// Append is already durable, so Close does not fsync. Closing twice is a
+// no-op.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for w.committing {
+		w.idle.Wait()
+	}
 	if w.f == nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,5 +219,107 @@ func mustAppend(t *testing.T, w *Writer, recs ...Record) {
 	t.Helper()
 	if err := w.Append(recs...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Appends that arrive while a commit is under way gather and are made
+// durable together by the next commit: one write and one fsync for all of
+// them, each Append returning once its records are durable.
+func TestConcurrentAppendsShareTheNextCommit(t *testing.T) {
+	const followers = 10
+	path := filepath.Join(t.TempDir(), "run.journal")
+	release, held := make(chan struct{}), make(chan struct{})
+	var syncs atomic.Int32
+	w := create(t, path, Options{BeforeSync: func() error {
+		if syncs.Add(1) == 1 {
+			close(held)
+			<-release // the first commit waits while the others arrive
+		}
+		return nil
+	}})
+	errs := make(chan error, followers+1)
+	go func() { errs <- w.Append(Record{Type: RunStarted, Time: t0}) }()
+	<-held
+	for i := range followers {
+		go func() { errs <- w.Append(Record{Type: Outcome, Time: t0, Step: i, Result: ResultApplied}) }()
+	}
+	waitFor(t, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.open != nil && w.open.records == followers
+	})
+	close(release)
+	for range followers + 1 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := syncs.Load(); n != 2 {
+		t.Errorf("%d appends fsynced %d times, want 2 (the first, then the %d that arrived meanwhile)", followers+1, n, followers)
+	}
+	got, tail, err := Read(path)
+	if err != nil || tail != nil || len(got) != followers+1 {
+		t.Fatalf("Read = %d records, tail %v, %v; want %d, clean", len(got), tail, err, followers+1)
+	}
+	for i, r := range got {
+		if r.Seq != int64(i+1) {
+			t.Errorf("record %d has Seq %d, want %d: the file is out of order", i, r.Seq, i+1)
+		}
+	}
+}
+
+// A commit that fails fails every Append it held.
+func TestAFailedCommitFailsEveryAppendInIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.journal")
+	release, held := make(chan struct{}), make(chan struct{})
+	var syncs atomic.Int32
+	w := create(t, path, Options{BeforeSync: func() error {
+		switch syncs.Add(1) {
+		case 1:
+			close(held)
+			<-release
+			return nil
+		default:
+			return errors.New("killed")
+		}
+	}})
+	first := make(chan error, 1)
+	go func() { first <- w.Append(Record{Type: RunStarted, Time: t0}) }()
+	<-held
+	errs := make(chan error, 3)
+	for i := range 3 {
+		go func() { errs <- w.Append(Record{Type: Outcome, Time: t0, Step: i, Result: ResultApplied}) }()
+	}
+	waitFor(t, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.open != nil && w.open.records == 3
+	})
+	close(release)
+	if err := <-first; err != nil {
+		t.Errorf("the first commit: %v", err)
+	}
+	for range 3 {
+		if err := <-errs; err == nil || !strings.Contains(err.Error(), "killed") {
+			t.Errorf("an Append of the failed commit = %v, want the commit's error", err)
+		}
+	}
+	if err := w.Append(Record{Type: RunFailed}); err == nil {
+		t.Error("Append after a failed commit: no error, want the Writer broken")
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after 10 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-timeout:
+			t.Fatal("condition not reached in 10s")
+		}
 	}
 }
