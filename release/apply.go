@@ -47,7 +47,7 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 		return nil, err
 	}
 	rs := runSpec{run: apply.NewRunID(), start: (*apply.Engine).Apply, input: func(ctx context.Context) (apply.Input, error) {
-		return s.approvedInput(ctx, approved, opts.AllowReplace, nil)
+		return s.approvedInput(ctx, approved, opts, nil)
 	}}
 	return s.execute(ctx, rs, opts)
 }

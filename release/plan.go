@@ -7,6 +7,9 @@ type PlanOptions struct {
 	// AllowReplace plans delete-and-create for immutable field changes
 	// instead of refusing them.
 	AllowReplace bool
+	// Parallel bounds the dry-runs (and LISTs) in flight; 0 means 16. It
+	// is the knob that spares a small or shared control plane.
+	Parallel int
 }
 
 // Plan renders the composition, resolves its declared secrets, discovers
@@ -15,7 +18,7 @@ type PlanOptions struct {
 // with blocked steps (conflicts, refused replaces) is returned but not
 // stored: check Plan.Blocked. Nothing is written to the cluster.
 func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*Plan, error) {
-	s, err := r.planned(ctx, opts.AllowReplace)
+	s, err := r.planned(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +28,7 @@ func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*Plan, error) {
 // Diff is Plan without storing anything: no plan, no digest key, no secret
 // version. Use Plan.Changed to detect drift.
 func (r *Release) Diff(ctx context.Context, opts PlanOptions) (*Plan, error) {
-	s, err := r.planned(ctx, opts.AllowReplace)
+	s, err := r.planned(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +36,7 @@ func (r *Release) Diff(ctx context.Context, opts PlanOptions) (*Plan, error) {
 }
 
 // planned opens a session, resolves its secrets and plans.
-func (r *Release) planned(ctx context.Context, allowReplace bool) (*session, error) {
+func (r *Release) planned(ctx context.Context, opts PlanOptions) (*session, error) {
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err
@@ -41,5 +44,5 @@ func (r *Release) planned(ctx context.Context, allowReplace bool) (*session, err
 	if err := s.resolveSecrets(ctx); err != nil {
 		return nil, err
 	}
-	return s, s.makePlan(ctx, planning{allowReplace: allowReplace})
+	return s, s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel})
 }

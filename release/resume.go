@@ -31,7 +31,7 @@ func (r *Release) Resume(ctx context.Context, opts RunOptions) (*Result, error) 
 		return nil, err
 	}
 	rs := runSpec{run: run, start: (*apply.Engine).Resume, input: func(ctx context.Context) (apply.Input, error) {
-		return s.resumeInput(ctx, run, opts.AllowReplace)
+		return s.resumeInput(ctx, run, opts)
 	}}
 	return s.execute(ctx, rs, opts)
 }
@@ -49,7 +49,7 @@ func (s *session) prepareSource(ctx context.Context, source string) error {
 
 // resumeInput loads the run's plan and checks its untouched steps against
 // a fresh plan.
-func (s *session) resumeInput(ctx context.Context, run string, allowReplace bool) (apply.Input, error) {
+func (s *session) resumeInput(ctx context.Context, run string, opts RunOptions) (apply.Input, error) {
 	st, _, err := apply.Inspect(s.r.StateDir(), run)
 	if err != nil {
 		return apply.Input{}, refuse(err)
@@ -58,5 +58,5 @@ func (s *session) resumeInput(ctx context.Context, run string, allowReplace bool
 	if err != nil {
 		return apply.Input{}, refuse(err)
 	}
-	return s.approvedInput(ctx, approved, allowReplace, apply.Untouched(approved, st))
+	return s.approvedInput(ctx, approved, opts, apply.Untouched(approved, st))
 }

@@ -79,6 +79,7 @@ func (s *session) connect(ctx context.Context) error {
 // planning says how a session plans.
 type planning struct {
 	allowReplace bool
+	parallel     int // requests in flight; 0: plan.DefaultParallel
 	// approved is the plan an approval check confirms (plan.Options
 	// Approved); nil plans anew.
 	approved *plan.Plan
@@ -102,7 +103,7 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		Owned:               owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
 	}
-	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved})
+	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel})
 	s.plan = p
 	return classify(err)
 }

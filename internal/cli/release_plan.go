@@ -14,18 +14,23 @@ type planFlags struct {
 	targetFlags
 	output       string
 	allowReplace bool
+	parallel     int
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
 	f.targetFlags.register(cmd)
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&f.allowReplace, "allow-replace", false, "plan delete-and-create for immutable field changes instead of refusing them")
+	cmd.Flags().IntVar(&f.parallel, "parallel", 0, "requests in flight at once: dry-runs when planning, writes within a wave when applying (0: 16)")
 }
 
 // open checks the output format and opens the release.
 func (f *planFlags) open(cmd *cobra.Command, opts release.Options) (*release.Release, error) {
 	if f.output != "text" && f.output != "json" {
 		return nil, refusedf("unknown output format %q (want text or json)", f.output)
+	}
+	if f.parallel < 0 {
+		return nil, refusedf("--parallel %d: want a positive number of requests, or 0 for the default", f.parallel)
 	}
 	return f.targetFlags.open(cmd, opts)
 }
@@ -55,7 +60,7 @@ Nothing is written to the cluster. Approve the plan with
 			if err != nil {
 				return err
 			}
-			p, err := r.Plan(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace})
+			p, err := r.Plan(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace, Parallel: f.parallel})
 			if err != nil {
 				return err
 			}

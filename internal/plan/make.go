@@ -43,9 +43,14 @@ type Input struct {
 	RequirePinnedImages bool
 }
 
+// DefaultParallel is how many reads and dry-runs a plan keeps in flight
+// when Options.Parallel is zero; apply.DefaultParallel says how it was
+// sized.
+const DefaultParallel = 16
+
 // Options tune how a plan is made. The zero value is valid.
 type Options struct {
-	Parallel     int    // concurrent reads and dry-runs; 0 means 16
+	Parallel     int    // concurrent reads and dry-runs; 0 means DefaultParallel
 	AllowReplace bool   // plan replace for immutable changes instead of refusing
 	Key          []byte // digest key (ReadKey); nil means an ephemeral one
 	// Approved is the plan an approval check confirms, made earlier of the
@@ -104,7 +109,7 @@ func Make(ctx context.Context, c *kube.Client, in Input, opts Options) (*Plan, e
 
 func newMaker(c *kube.Client, in Input, opts Options) (*maker, error) {
 	if opts.Parallel <= 0 {
-		opts.Parallel = 16
+		opts.Parallel = DefaultParallel
 	}
 	if opts.Key == nil {
 		opts.Key = make([]byte, 32)
