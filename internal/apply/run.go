@@ -209,7 +209,8 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 }
 
 // revision records the finished run as the release's next revision: every
-// object the plan declares, Secret values as keyed digests. The manifests
+// object the plan declares, Secret values as keyed digests, and whether
+// the plan changed nothing. The manifests
 // are the approved plan's, the one record of what every session of the run
 // wrote (a resume neither compares nor rewrites the steps written before):
 // plan.Load refused the plan unless its seal held and each manifest matched
@@ -218,7 +219,8 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 // the same run (a resume after a crash that followed it): history.Add
 // answers the revision already recorded.
 func (r *runner) revision() (int, error) {
-	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets}
+	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets,
+		Unchanged: !r.in.Plan.Changed()}
 	for _, s := range r.in.Plan.Steps {
 		if s.Action != plan.Delete {
 			rev.Objects = append(rev.Objects, history.Object{Ref: s.Ref, APIVersion: s.APIVersion, Resource: s.Resource, Manifest: s.Manifest})
