@@ -13,7 +13,9 @@ type PlanOptions struct {
 }
 
 // Plan renders the composition, resolves its declared secrets, discovers
-// and dry-runs every object against the target cluster and stores the plan
+// and dry-runs every object against the target cluster (but those the
+// release's last run left untouched, at the very resourceVersion it wrote
+// with the same manifest: they are no-ops) and stores the plan
 // under the state directory, with the new secret versions it uses. A plan
 // with blocked steps (conflicts, refused replaces) is returned but not
 // stored: check Plan.Blocked. Nothing is written to the cluster.

@@ -88,7 +88,7 @@ type planning struct {
 // makePlan plans the session's objects against the cluster.
 func (s *session) makePlan(ctx context.Context, how planning) error {
 	rel := s.r.spec.Release
-	previous, owned, err := pruneRecords(s.r.StateDir())
+	recs, err := readRecords(s.r.StateDir())
 	if err != nil {
 		return err
 	}
@@ -99,11 +99,15 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		Objects:             s.objects,
 		Components:          s.components,
 		Prune:               rel.Prune,
-		Previous:            previous,
-		Owned:               owned,
+		Previous:            recs.previous,
+		Owned:               recs.owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
 	}
-	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel})
+	opts := plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel}
+	if recs.applied != nil && recs.applied.Release == in.Release {
+		opts.Settled = recs.settled // written by this field manager
+	}
+	p, err := plan.Make(ctx, s.client, in, opts)
 	s.plan = p
 	return classify(err)
 }

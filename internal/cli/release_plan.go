@@ -49,6 +49,8 @@ Steps:
   3. resolve every kind through discovery (or a CRD in the composition)
   4. list what exists, one request per kind and namespace
   5. dry-run the release's server-side apply of every object, and compare
+     (an object still at the resourceVersion the release's last run left,
+     with the same manifest, is unchanged without one)
   6. order the steps into waves, store the plan under state_dir/plans/ and
      print it with its hash
 

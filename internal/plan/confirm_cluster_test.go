@@ -99,3 +99,44 @@ func (f *fixture) connectCounting(t *testing.T, c *counter) *kube.Client {
 	}
 	return client
 }
+
+// An object at the UID and resourceVersion the release's records say its
+// last write left, with the manifest written then, is a no-op without a
+// dry-run; written since by anyone, or with a new manifest, it is dry-run
+// again.
+func TestAPlanTrustsWhatTheReleaseLeftOnlyWhileNobodyWroteIt(t *testing.T) {
+	f := example(t, "hello")
+	f.input.Objects = nil
+	for i := range 3 {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"mode": "fast"}}}
+		cm.SetName(fmt.Sprintf("cm-%d", i))
+		cm.SetNamespace(f.ns)
+		cm.SetLabels(map[string]string{object.ReleaseLabel: "hello"})
+		f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: cm})
+	}
+	f.applyAll(t)
+	p := f.plan(t, plan.Options{})
+	settled := map[object.Ref]plan.Settled{}
+	for _, s := range p.Steps {
+		settled[s.Ref] = plan.Settled{UID: s.Observed.UID, ResourceVersion: s.Observed.ResourceVersion, Desired: s.Desired}
+	}
+	cms := f.sb.Clientset.CoreV1().ConfigMaps(f.ns)
+	if _, err := cms.Patch(t.Context(), "cm-0", types.MergePatchType, []byte(`{"metadata":{"annotations":{"x":"y"}}}`), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+		t.Fatal(err)
+	}
+	unstructured.SetNestedField(f.input.Objects[1].Object.Object, "slow", "data", "mode")
+	var c counter
+	fresh, err := plan.Make(sandboxtest.Context(t, time.Minute), f.connectCounting(t, &c), f.input, plan.Options{Key: testKey, Settled: settled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.applies.Load(); n != 2 {
+		t.Errorf("plan sent %d dry-runs, want 2 (cm-0 written by someone else, cm-1 with a new manifest)", n)
+	}
+	want := map[string]plan.Action{"cm-0": plan.NoOp, "cm-1": plan.Update, "cm-2": plan.NoOp}
+	for name, action := range want {
+		if s := find(t, fresh, "ConfigMap", name); s.Action != action || s.Observed.Fields == "" {
+			t.Errorf("%s: action %s, observed fields %q; want %s and a fields digest", s.Ref, s.Action, s.Observed.Fields, action)
+		}
+	}
+}

@@ -59,6 +59,13 @@ type Options struct {
 	// (see confirmed); the rest are planned as usual. plan.Stale then
 	// compares the two.
 	Approved *Plan
+	// Settled is what the release's records say its objects were left as
+	// (SettledBy of its latest revision), for this release's field
+	// manager. An object still at that UID and resourceVersion whose
+	// desired manifest is the one written is a no-op without a dry-run:
+	// nobody has written it since the release did. Nil dry-runs every
+	// existing object.
+	Settled map[object.Ref]Settled
 }
 
 // maker holds one plan's inputs while it is made.
@@ -80,7 +87,8 @@ type maker struct {
 // Make reads the cluster and returns the plan for in: every declared object
 // resolved through discovery, read with one LIST per kind and namespace,
 // compared through a server-side dry-run of the release's apply (unless
-// Options.Approved already holds the answer), and ordered into waves. Undeclared objects of the release that it does not
+// Options.Approved or Options.Settled already hold the answer), and
+// ordered into waves. Undeclared objects of the release that it does not
 // delete are listed in Plan.Kept with the reason. It writes nothing to the
 // cluster. Bad input (unresolvable kinds, a dependency cycle, an object
 // the server rejects, a namespace or an unpinned image Input does not

@@ -25,8 +25,9 @@ var ErrNotAllowed = errors.New("release.toml does not allow it")
 
 var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
-// step plans one declared object: from what the approved plan already
-// establishes when it can, else through a dry-run of the release's apply.
+// step plans one declared object: from what an earlier plan or the
+// release's records already establish when they can, else through a
+// dry-run of the release's apply.
 func (m *maker) step(ctx context.Context, i int) (Step, error) {
 	s := m.newStep(i)
 	live := m.live.get(s.Ref)
@@ -34,6 +35,8 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 	switch {
 	case confirmed:
 		return a, nil
+	case live != nil && m.unchangedSince(s, live):
+		return m.unchanged(i, s, live), nil
 	case live == nil && m.inAbsentNamespace(i):
 		// A dry-run apply could only answer that the namespace is not found.
 		s.Action, s.Observed = Create, Observed{Absent: true}
