@@ -29,6 +29,9 @@ type config struct {
 	Nodes   int    // fake nodes of the private sandbox
 	Keep    bool   // keep the work directory
 	Verbose bool   // log each measurement and its requests
+	// Parallel is the requests in flight of Piceli's plans and applies;
+	// 0 is the library's default, which the table is for.
+	Parallel int
 }
 
 // bench is one benchmark run in progress.
@@ -82,6 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.NoSync, "nofsync", "", "this program built with -tags piceli_nofsync (required)")
 	fs.IntVar(&cfg.Nodes, "nodes", 6, "fake nodes of the private sandbox (110 pods each)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the work directory")
+	fs.IntVar(&cfg.Parallel, "parallel", 0, "requests in flight of Piceli's plans and applies (0: the library's default)")
 	fs.BoolVar(&cfg.Verbose, "v", false, "log every measurement with its API requests by verb and resource")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -263,5 +267,5 @@ func (b *bench) logSample(r row, op, tool string, s sample) {
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s ×%.0f", k, s.ByKind[k])
 	}
-	b.logf("  %s, %s, %s: %.2f s, %.0f MB, %.0f requests: %s; report %+v", r, op, tool, s.Wall.Seconds(), float64(s.RSS)/1e6, s.Requests, strings.Join(parts, ", "), s.Result)
+	b.logf("  %s, %s, %s: %.2f s (%.2f s CPU), %.0f MB, %.0f requests: %s; report %+v", r, op, tool, s.Wall.Seconds(), s.CPU.Seconds(), float64(s.RSS)/1e6, s.Requests, strings.Join(parts, ", "), s.Result)
 }

@@ -16,7 +16,8 @@ import (
 // served it (clientRequests; -1 without a cluster).
 type sample struct {
 	Wall     time.Duration
-	RSS      int64 // bytes
+	CPU      time.Duration // user and system time of the process and those it ran
+	RSS      int64         // bytes
 	Requests float64
 	Result   workerResult // Piceli's report; zero for kubectl
 	Exit     int
@@ -57,6 +58,7 @@ func measure(ctx context.Context, c *cluster, cmd command) (sample, error) {
 		s.Exit = x.ProcessState.ExitCode()
 		if ru, ok := x.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			s.RSS = ru.Maxrss * 1024 // kilobytes on Linux
+			s.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		}
 	}
 	if err != nil && !exitAllowed(s.Exit, cmd.exitOK) {

@@ -27,7 +27,8 @@ const (
 
 // piceli runs one worker operation and checks that it succeeded.
 func (b *bench) piceli(ctx context.Context, bin string, args ...string) (sample, error) {
-	s, err := measure(ctx, b.c, command{path: bin, args: append([]string{"worker"}, args...), env: []string{"PICELI_CACHE_DIR=" + b.cacheDir}, report: true})
+	head := []string{"worker", fmt.Sprintf("-parallel=%d", b.cfg.Parallel)}
+	s, err := measure(ctx, b.c, command{path: bin, args: append(head, args...), env: []string{"PICELI_CACHE_DIR=" + b.cacheDir}, report: true})
 	if err != nil {
 		return s, err
 	}

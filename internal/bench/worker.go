@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -35,10 +38,25 @@ type workerResult struct {
 }
 
 // worker runs one operation through the release library, as the CLI does,
-// and prints a workerResult: "render SPEC", "plan SPEC", "apply SPEC HASH".
+// and prints a workerResult: "[-parallel N] render SPEC", "... plan SPEC",
+// "... apply SPEC HASH".
 func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir string) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	parallel := fs.Int("parallel", 0, "requests in flight (0: the library's default)")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the operation to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *profile != "" {
+		stop, err := startProfile(*profile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	args = fs.Args()
 	if len(args) < 2 {
-		return errors.New("usage: worker render|plan|apply SPEC [HASH]")
+		return errors.New("usage: worker [-parallel N] render|plan|apply SPEC [HASH]")
 	}
 	op, path := args[0], args[1]
 	res := workerResult{Op: op, Durable: journal.Durable()}
@@ -55,7 +73,7 @@ func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir strin
 		}
 		res.Objects = len(objs)
 	case op == "plan":
-		p, err := r.Plan(ctx, release.PlanOptions{})
+		p, err := r.Plan(ctx, release.PlanOptions{Parallel: *parallel})
 		if err != nil {
 			return err
 		}
@@ -65,7 +83,7 @@ func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir strin
 		res.Hash, res.Changed, res.Counts = p.Hash, p.Changed(), counts(p)
 	case op == "apply" && len(args) == 3:
 		start := time.Now()
-		out, err := r.Apply(ctx, args[2], release.RunOptions{})
+		out, err := r.Apply(ctx, args[2], release.RunOptions{Parallel: *parallel})
 		if err != nil {
 			return err
 		}
@@ -121,4 +139,18 @@ func (c *eventClock) fill(res *workerResult, start, end time.Time) {
 		res.Run = end.Sub(c.runStarted).Seconds()
 	}
 	res.Readiness = c.readiness.Seconds()
+}
+
+// startProfile starts a CPU profile into path; the returned function ends
+// it.
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
