@@ -2,12 +2,14 @@ package journal
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
@@ -25,34 +27,25 @@ type Options struct {
 }
 
 // Writer appends records to one journal file. It is safe for concurrent
-// use, and commits concurrent appends together (see Append). It does not
-// stop a second Writer, in this or another process, from opening the same
-// file: the caller holds the release lock for that.
+// use: records are written to the file at once, in Seq order, and the
+// fsyncs that make them durable are shared (see Append). It does not stop a
+// second Writer, in this or another process, from opening the same file:
+// the caller holds the release lock for that.
 type Writer struct {
-	mu     sync.Mutex
-	idle   sync.Cond // on mu: a commit ended
-	path   string
-	f      *os.File // nil once closed
-	opts   Options
-	next   int64 // Seq of the next record
-	broken error // why the file is in an unknown state; Append refuses from then on
-	// committing is set while one Append writes and fsyncs; the appends
-	// made meanwhile gather in open, which that Append commits next.
-	committing bool
-	open       *batch
-}
-
-// batch is the frames of appends that one write and one fsync commit.
-type batch struct {
-	frames  []byte
-	records int
-	done    chan struct{} // closed once committed or failed, err set
-	err     error
+	mu      sync.Mutex
+	synced  sync.Cond // on mu: a sync ended
+	path    string
+	f       *os.File // nil once closed
+	opts    Options
+	next    int64 // Seq of the next record
+	durable int64 // Seq of the last record an fsync has covered
+	syncing bool  // an fsync is under way, outside mu
+	broken  error // why the file is in an unknown state; Append refuses from then on
 }
 
 func newWriter(path string, f *os.File, opts Options, next int64) *Writer {
-	w := &Writer{path: path, f: f, opts: opts, next: next}
-	w.idle.L = &w.mu
+	w := &Writer{path: path, f: f, opts: opts, next: next, durable: next - 1}
+	w.synced.L = &w.mu
 	return w
 }
 
@@ -75,6 +68,7 @@ func Create(path string, opts Options) (*Writer, error) {
 // initialize writes the magic header and makes it and the file's directory
 // entry durable.
 func initialize(f *os.File, path string) error {
+	defer counted(time.Now())
 	if _, err := f.WriteString(magic); err != nil {
 		return err
 	}
@@ -138,73 +132,95 @@ func repair(f *os.File, t *Tail) error {
 	return f.Sync()
 }
 
-// Append assigns recs consecutive Seq numbers and makes them durable: they
-// are written in one write and fsynced before it returns nil. Appends made
-// at once by several goroutines are group-committed: while one commit's
-// write and fsync are under way, the appends that arrive gather and the
-// next commit makes all of them durable with one write and one fsync, in
-// Seq order. Each record's Step is set to NoStep unless its Type is about
-// a step, and a zero Time to the current UTC time; recs itself is not
+// Append assigns recs consecutive Seq numbers, writes all their frames in
+// one write and returns once they are durable. Appends from several
+// goroutines share fsyncs (group commit): while one fsync is under way,
+// the records written meanwhile wait for the next, which covers all of
+// them. Each record's Step is set to NoStep unless its Type is about a
+// step, and a zero Time to the current UTC time; recs itself is not
 // modified. A record that cannot be encoded or exceeds MaxPayload fails the
-// call before anything is written. Any failure after a commit's write
-// began leaves the file in an unknown state: every Append of that commit
-// fails, the Writer refuses every later Append, and the journal must be
-// reopened with OpenAppend. Appending no records does nothing.
+// call before anything is written. Any failure after the write began
+// leaves the file in an unknown state: every Append waiting on that write
+// or fsync fails, the Writer refuses every later Append, and the journal
+// must be reopened with OpenAppend. Appending no records does nothing.
 func (w *Writer) Append(recs ...Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	last, err := w.write(recs)
+	if err != nil || last == 0 {
+		return err
+	}
+	return w.syncThrough(last)
+}
+
+// Stage is Append without waiting for durability: the records are written
+// to the file (a process killed afterwards leaves them there), and the
+// next Append, Flush or Close fsyncs them. Use it for records whose loss
+// to a crash of the machine resume tolerates, such as the outcome of a
+// write: its step is then in doubt, and resume settles it by reading the
+// cluster.
+func (w *Writer) Stage(recs ...Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err := w.write(recs)
+	return err
+}
+
+// Flush returns once every record written so far is durable.
+func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.usable(); err != nil {
 		return err
 	}
+	return w.syncThrough(w.next - 1)
+}
+
+// write encodes recs, numbered from w.next, and writes them in one call;
+// it returns the Seq of the last one (0 for none). w.mu is held.
+func (w *Writer) write(recs []Record) (int64, error) {
+	if err := w.usable(); err != nil {
+		return 0, err
+	}
 	buf, err := encode(recs, w.next, time.Now().UTC())
 	if err != nil || len(buf) == 0 {
-		return w.fail(err)
+		return 0, w.fail(err)
+	}
+	if _, err := w.f.Write(buf); err != nil {
+		w.broken = err
+		return 0, w.fail(err)
 	}
 	w.next += int64(len(recs))
-	b := w.join(buf, len(recs))
-	if w.committing {
-		w.mu.Unlock()
-		<-b.done // the Append committing now commits b next
-		w.mu.Lock()
-		return b.err
-	}
-	w.commitOpen()
-	return b.err
+	return w.next - 1, nil
 }
 
-// join adds frames to the open batch, starting one if none is open.
-func (w *Writer) join(frames []byte, records int) *batch {
-	if w.open == nil {
-		w.open = &batch{done: make(chan struct{})}
-	}
-	w.open.frames = append(w.open.frames, frames...)
-	w.open.records += records
-	return w.open
-}
-
-// commitOpen commits open batches, one write and one fsync each, until
-// none is left. It is called with w.mu held and releases it while it
-// writes and fsyncs.
-func (w *Writer) commitOpen() {
-	w.committing = true
-	for w.open != nil {
-		b := w.open
-		w.open = nil
-		err := w.usable()
-		if err == nil {
-			w.mu.Unlock()
-			err = w.commit(b.frames)
-			w.mu.Lock()
-			if err != nil {
-				w.broken = err
-			}
-			err = w.fail(err)
+// syncThrough returns once the record numbered seq is durable: it fsyncs
+// every record written so far, or waits for an fsync under way and then,
+// if that one began too early to cover seq, for the next. w.mu is held,
+// and released during the fsync.
+func (w *Writer) syncThrough(seq int64) error {
+	for w.durable < seq {
+		if err := w.usable(); err != nil {
+			return err
 		}
-		b.err = err
-		close(b.done)
+		if w.syncing {
+			w.synced.Wait()
+			continue
+		}
+		w.syncing = true
+		covers := w.next - 1
+		w.mu.Unlock()
+		err := w.sync()
+		w.mu.Lock()
+		w.syncing = false
+		w.synced.Broadcast()
+		if err != nil {
+			w.broken = err
+			return w.fail(err)
+		}
+		w.durable = covers
 	}
-	w.committing = false
-	w.idle.Broadcast()
+	return nil
 }
 
 // usable refuses appends to a closed or broken Writer.
@@ -226,11 +242,30 @@ func (w *Writer) fail(err error) error {
 	return fmt.Errorf("append to journal %s: %w", w.path, err)
 }
 
-// commit writes buf in one call and makes it durable, running the hooks.
-func (w *Writer) commit(buf []byte) error {
-	if _, err := w.f.Write(buf); err != nil {
-		return err
-	}
+// commits counts this process's fsyncs of journals and the time they
+// took, for Stats.
+var commits struct {
+	n     atomic.Int64
+	nanos atomic.Int64
+}
+
+// Stats returns how many commits the journals of this process made (an
+// fsync each, the creation of a journal counted as one) and the time they
+// took in all. They run one at a time per journal, so that time bounds
+// what waiting for durability adds to a run; the benchmark reports it.
+func Stats() (n int64, spent time.Duration) {
+	return commits.n.Load(), time.Duration(commits.nanos.Load())
+}
+
+// counted adds a commit that began at start to Stats.
+func counted(start time.Time) {
+	commits.n.Add(1)
+	commits.nanos.Add(int64(time.Since(start)))
+}
+
+// sync makes what was written durable, running the hooks.
+func (w *Writer) sync() error {
+	defer counted(time.Now())
 	if err := run(w.opts.BeforeSync); err != nil {
 		return err
 	}
@@ -279,24 +314,27 @@ func marshal(r Record, now time.Time) ([]byte, error) {
 	return payload, err
 }
 
-// Close closes the file once no commit is under way. Every successful
-// Append is already durable, so Close does not fsync. Closing twice is a
-// no-op.
+// Close makes staged records durable (unless an append failed) and closes
+// the file. Closing twice is a no-op.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.committing {
-		w.idle.Wait()
+	for w.syncing {
+		w.synced.Wait()
 	}
 	if w.f == nil {
 		return nil
 	}
+	var ferr error
+	if w.broken == nil {
+		ferr = w.syncThrough(w.next - 1)
+	}
 	err := w.f.Close()
 	w.f = nil
 	if err != nil {
-		return fmt.Errorf("close journal %s: %w", w.path, err)
+		return errors.Join(ferr, fmt.Errorf("close journal %s: %w", w.path, err))
 	}
-	return nil
+	return ferr
 }
 
 // Durable reports whether an Append is durable when it returns (fsync). It
