@@ -65,14 +65,19 @@ func (r *results) limit(what, format string, ops []string, value func(figure) (f
 	return v
 }
 
-// journal judges the journal's cost for rw.
+// journal judges the journal's cost for rw by the time its commits took
+// during the fresh apply: they run one at a time, so that time bounds what
+// the journal can add to the run, and it is measured inside the run, free
+// of the noise between two runs. The apply by the build without fsync is
+// shown beside it.
 func (r *results) journal(rw row) verdict {
-	v := verdict{What: "6. the journal costs at most 10% of a fresh apply of 1,000 ConfigMaps (against a build without fsync)"}
+	v := verdict{What: "6. the journal costs at most 10% of a fresh apply of 1,000 ConfigMaps"}
 	f, n := r.figure(cell{rw, opApplyFresh, toolPiceli}), r.figure(cell{rw, opApplyNoSync, toolPiceli})
 	if f.ok && n.ok {
-		c := journalCost(f.Wall, n.Wall)
-		v.done, v.Met = true, c <= 0.10
-		v.Value = fmt.Sprintf("%.0f%% (%.2f s with fsync, %.2f s without)", 100*c, f.Wall.Seconds(), n.Wall.Seconds())
+		share := f.Journal / f.Wall.Seconds()
+		v.done, v.Met = true, share <= 0.10
+		v.Value = fmt.Sprintf("%.1f%%: its %.0f commits took %.2f s of %.2f s (an upper bound); the build without fsync took %.2f s (%+.0f%%, the runs' own spread being %.2f–%.2f s)",
+			100*share, f.Commits, f.Journal, f.Wall.Seconds(), n.Wall.Seconds(), -100*journalCost(f.Wall, n.Wall), f.Min.Seconds(), f.Max.Seconds())
 	}
 	return v
 }

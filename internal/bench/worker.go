@@ -35,6 +35,10 @@ type workerResult struct {
 	Readiness float64 `json:"readiness,omitempty"`
 	// Durable reports whether the journal fsyncs in this binary.
 	Durable bool `json:"durable"`
+	// Commits and Journal are the journal's commits during the operation
+	// and the seconds they took (journal.Stats).
+	Commits int64   `json:"commits,omitempty"`
+	Journal float64 `json:"journal,omitempty"`
 }
 
 // worker runs one operation through the release library, as the CLI does,
@@ -89,6 +93,8 @@ func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir strin
 		}
 		res.Status = string(out.Status)
 		clock.fill(&res, start, time.Now())
+		n, spent := journal.Stats()
+		res.Commits, res.Journal = n, spent.Seconds()
 	default:
 		return fmt.Errorf("unknown worker operation %q", op)
 	}

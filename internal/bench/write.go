@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/pynenc/piceli/internal/apply"
 )
 
 // idleWindow is how long the benchmark watches the idle sandbox to tell
@@ -57,6 +59,7 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
 - Machine: %s, %d cores, %.0f GB memory, Linux %s; load average %s at the start, %s at the end
 - Go %s; API server %s (a private kwok sandbox with %d fake nodes, started for the run); kubectl %s
 - Medians of %d runs, the fastest and slowest in brackets; ratios are Piceli's median over kubectl's
+- Piceli's requests in flight: %s
 - Control plane background: %.1f attributed API requests per second while idle (counted in the figures)
 
 ## How it measures
@@ -72,8 +75,12 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
   `+"`apply --server-side`"+` (then `+"`wait --for=condition=Available`"+` for Deployments),
   `+"`diff --server-side`"+`, and `+"`apply --server-side`"+` again. Its discovery cache is kept between
   its commands, as a user's would be.
-- "journal without fsync" is the same fresh apply by a build with the piceli_nofsync tag, whose
-  journal writes but does not fsync; the journal's cost is the difference. No user build can do this.
+- The journal's cost: inside each fresh apply, the time its commits (one write and one fsync
+  each, a wave's writes sharing them) took; they run one at a time, so that bounds what the
+  journal adds. Beside it, "journal without fsync" is the same fresh apply by a build with the
+  piceli_nofsync tag, whose journal writes but does not fsync: the difference between two runs,
+  which on a loaded machine is mostly noise. No user build can turn fsync off.
+- "readiness" is the time from a wave's last write to its readiness, summed over the waves.
 - Peak RSS: the largest resident set of the Piceli process or any process it ran (getrusage).
 - API requests per object: the rise of the API server's `+"`apiserver_request_total`"+` during the
   process, over the resources the releases hold (ConfigMaps, Secrets, ServiceAccounts, Services,
@@ -84,11 +91,19 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
 ## Results
 
 `, time.Now().UTC().Format("2006-01-02 15:04 UTC"), time.Since(b.started).Round(time.Second), m.CPU, m.Cores, m.MemoryGB, m.Kernel, b.loadStart, loadAverage(),
-		m.Go, m.Server, b.cfg.Nodes, m.Kubectl, b.cfg.Runs, b.idle)
+		m.Go, m.Server, b.cfg.Nodes, m.Kubectl, b.cfg.Runs, b.parallelism(), b.idle)
 	s.WriteString(b.res.table())
 	s.WriteString("\n## Acceptance targets (issue 19)\n\n| target | measured | |\n| --- | --- | --- |\n")
 	for _, v := range b.res.acceptance() {
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", v.What, v.Value, v.status())
 	}
 	return s.String()
+}
+
+// parallelism says what requests in flight Piceli ran with.
+func (b *bench) parallelism() string {
+	if b.cfg.Parallel == 0 {
+		return fmt.Sprintf("the default (%d)", apply.DefaultParallel)
+	}
+	return fmt.Sprintf("%d (-parallel; the default is %d)", b.cfg.Parallel, apply.DefaultParallel)
 }
