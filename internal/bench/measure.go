@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// sample is one measured process: its wall time, the largest resident set
-// of it or any process it ran (getrusage), and the requests the API server
-// served it (clientRequests; -1 without a cluster).
+// sample is one measured process: its wall time, CPU time, largest
+// resident set (a worker's own report, peakRSS) and the requests the API
+// server served it (clientRequests; -1 without a cluster).
 type sample struct {
 	Wall     time.Duration
 	CPU      time.Duration // user and system time of the process and those it ran
@@ -57,7 +57,6 @@ func measure(ctx context.Context, c *cluster, cmd command) (sample, error) {
 	if x.ProcessState != nil {
 		s.Exit = x.ProcessState.ExitCode()
 		if ru, ok := x.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			s.RSS = ru.Maxrss * 1024 // kilobytes on Linux
 			s.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		}
 	}
@@ -75,6 +74,7 @@ func measure(ctx context.Context, c *cluster, cmd command) (sample, error) {
 		if err := json.Unmarshal(stdout.Bytes(), &s.Result); err != nil {
 			return s, fmt.Errorf("read the report of %s %s: %w", cmd.path, strings.Join(cmd.args, " "), err)
 		}
+		s.RSS = s.Result.RSS
 	}
 	return s, nil
 }

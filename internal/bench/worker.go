@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/pynenc/piceli/internal/journal"
@@ -39,6 +41,9 @@ type workerResult struct {
 	// and the seconds they took (journal.Stats).
 	Commits int64   `json:"commits,omitempty"`
 	Journal float64 `json:"journal,omitempty"`
+	// RSS is the largest resident set, in bytes, of this process or of one
+	// it ran (peakRSS).
+	RSS int64 `json:"rss"`
 }
 
 // worker runs one operation through the release library, as the CLI does,
@@ -98,7 +103,36 @@ func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir strin
 	default:
 		return fmt.Errorf("unknown worker operation %q", op)
 	}
+	if res.RSS, err = peakRSS(); err != nil {
+		return err
+	}
 	return json.NewEncoder(stdout).Encode(res)
+}
+
+// peakRSS is the high-water mark of this process's resident set (VmHWM)
+// or, when larger, of a child it waited for (a Go composition). The parent
+// cannot measure it: Linux starts a child's ru_maxrss at the resident set
+// of the process that spawned it, so every worker would weigh at least
+// what the benchmark itself does.
+func peakRSS() (int64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	var own int64
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &own)
+		}
+	}
+	if own == 0 {
+		return 0, errors.New("no VmHWM in /proc/self/status")
+	}
+	var children syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children); err != nil {
+		return 0, err
+	}
+	return max(own, children.Maxrss) * 1024, nil // kilobytes
 }
 
 func counts(p *release.Plan) map[string]int {

@@ -81,7 +81,9 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
   piceli_nofsync tag, whose journal writes but does not fsync: the difference between two runs,
   which on a loaded machine is mostly noise. No user build can turn fsync off.
 - "readiness" is the time from a wave's last write to its readiness, summed over the waves.
-- Peak RSS: the largest resident set of the Piceli process or any process it ran (getrusage).
+- Peak RSS: the high-water mark of the Piceli worker's resident set (VmHWM) or, when larger, of a
+  process it ran (the Go composition), as the worker reads them itself: a child's own
+  getrusage figure would start at the benchmark's size.
 - API requests per object: the rise of the API server's `+"`apiserver_request_total`"+` during the
   process, over the resources the releases hold (ConfigMaps, Secrets, ServiceAccounts, Services,
   Deployments, Namespaces) and discovery, without status updates (the controllers'), divided by
