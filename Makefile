@@ -6,7 +6,7 @@ LDFLAGS := -X github.com/pynenc/piceli/internal/cli.Version=$(VERSION) \
            -X github.com/pynenc/piceli/internal/cli.SourceDir=$(CURDIR)
 PICELI  := $(BIN)/piceli
 
-.PHONY: all build vet test test-unit bench demo sandbox-bins sandbox-up sandbox-down sandbox-status clean
+.PHONY: all build vet test test-unit test-acceptance bench demo sandbox-bins sandbox-up sandbox-down sandbox-status clean
 
 all: build
 
@@ -27,12 +27,21 @@ test-unit:
 	$(GO) test -short ./...
 
 ## test: build the sandbox if needed, start it, run every test against it, stop it
+## (the real node's kubelet and pause too: its tests start sandboxes of their own)
 TESTFLAGS ?=
 test: vet build
+	PICELI_BIN=$(PICELI) scripts/sandbox-bins.sh >/dev/null
 	$(GO) test -count=1 -tags piceli_failpoints $(TESTFLAGS) ./internal/apply/
 	PICELI_BIN=$(PICELI) scripts/with-sandbox.sh $(GO) test -count=1 -timeout 20m $(TESTFLAGS) ./...
 
-## demo: build, start the sandbox, render the hello example and reach the cluster
+## test-acceptance: every fault-injection scenario against the sandbox, and
+## the table; UPDATE=1 rewrites docs/acceptance.md (make test runs the fast half)
+UPDATE ?=
+test-acceptance: build
+	PICELI_ACCEPTANCE=full PICELI_ACCEPTANCE_UPDATE=$(UPDATE) PICELI_BIN=$(PICELI) scripts/with-sandbox.sh \
+	  $(GO) test -count=1 -timeout 40m -v $(TESTFLAGS) ./internal/acceptance/
+
+## demo: build, start the sandbox, plan and apply the hello and shop examples, show them
 demo: build
 	scripts/demo.sh $(PICELI)
 

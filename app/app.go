@@ -8,6 +8,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/pynenc/piceli/internal/object"
 )
 
 // Label keys every builder object carries.
@@ -23,6 +25,10 @@ const (
 	// AnnotationSecretKeys lists, sorted and comma-separated, the keys of a
 	// Secret declared by source.
 	AnnotationSecretKeys = "piceli.dev/secret-keys"
+	// AnnotationWait, "true" or "false" on any object, says whether Piceli
+	// waits for the object to be ready before applying the next wave; it
+	// beats [release] wait in release.toml. See NoWait.
+	AnnotationWait = object.WaitAnnotation
 )
 
 // App accumulates the objects of one application in declaration order,

@@ -24,6 +24,7 @@ func toManifest(obj runtime.Object) (map[string]any, error) {
 		m["apiVersion"], m["kind"] = gvks[0].GroupVersion().String(), gvks[0].Kind
 	}
 	prune(m, true)
+	dropUnsetTargetPorts(m)
 	return m, nil
 }
 

@@ -39,7 +39,8 @@ type common struct {
 	annotations map[string]string
 }
 
-// CommonOption is accepted by every builder: DependsOn and Annotation.
+// CommonOption is accepted by every builder: DependsOn, Annotation and
+// NoWait.
 type CommonOption func(*common)
 
 func (o CommonOption) applyWorkload(w *Workload)         { o(&w.common) }
@@ -74,4 +75,18 @@ func Annotation(key, value string) CommonOption {
 		}
 		c.annotations[key] = value
 	}
+}
+
+// NoWait makes Piceli apply the declared object in its wave without waiting
+// for it to be ready: it annotates the object AnnotationWait: "false". Use
+// it for an object whose readiness depends on something the cluster may
+// lack, such as a LoadBalancer Service where no load-balancer controller
+// runs. The annotation beats [release] wait in release.toml, which sets the
+// default for objects without one; Annotation(AnnotationWait, "true") waits
+// for an object under wait = "none". On a workload it applies to the
+// workload object; a ClaimTemplate ignores it, as the StatefulSet is what
+// is waited for. Objects that DependsOn it still come in a later wave, but
+// that wave does not wait for it to be ready.
+func NoWait() CommonOption {
+	return Annotation(AnnotationWait, "false")
 }

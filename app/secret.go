@@ -135,8 +135,9 @@ func FromCluster(key, secret, secretKey string) SecretSource {
 // secretSpec is what SecretOptions set.
 type secretSpec struct {
 	common
-	keys []SecretKeyInfo
-	errs []string
+	keys     []SecretKeyInfo
+	metadata secretMetadata
+	errs     []string
 }
 
 // add adds one key's source, checking the key.
@@ -172,24 +173,26 @@ func (a *App) Secret(name string, opts ...SecretOption) *Secret {
 	a.report("Secret", name, spec.errs)
 	keys := secretKeyNames(spec.keys)
 	if a.claim("Secret", name) {
-		a.add(name, a.secretObject(name, keys, spec.annotations), &spec.deps)
+		a.add(name, a.secretObject(name, keys, spec), &spec.deps)
 		a.secrets = append(a.secrets, SecretInfo{Name: name, Keys: spec.keys})
 	}
 	return &Secret{name: name, keys: keys}
 }
 
 // secretObject returns the data-less Secret object.
-func (a *App) secretObject(name string, keys []string, annotations map[string]string) *corev1.Secret {
-	m := meta(name, a.labels(name), annotations)
+func (a *App) secretObject(name string, keys []string, spec secretSpec) *corev1.Secret {
+	m := meta(name, a.labels(name), spec.annotations)
 	if m.Annotations == nil {
 		m.Annotations = map[string]string{}
 	}
 	m.Annotations[AnnotationSecretKeys] = strings.Join(keys, ",")
-	return &corev1.Secret{
+	s := &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: m,
 		Type:       corev1.SecretTypeOpaque,
 	}
+	spec.metadata.apply(s)
+	return s
 }
 
 func secretKeyNames(keys []SecretKeyInfo) []string {

@@ -19,7 +19,14 @@ import (
 //
 // With an empty approve, Apply plans and stores like Plan and returns an
 // *ApprovalRequiredError holding the plan; nothing is applied. A run that
-// starts and does not finish returns a *RunFailedError with its Result.
+// starts and does not finish returns a *RunFailedError with its Result;
+// under [release] on_failure = "rollback" a failed one (not a stopped one)
+// is then rolled back to the latest revision, and the error's Rollback
+// says how that went.
+//
+// After the last wave the spec's checks run, in order (unless
+// opts.SkipChecks), each journaled; one that fails fails the run, whose
+// error then wraps a *ChecksFailedError. The revision keeps their results.
 func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*Result, error) {
 	if approve == "" {
 		p, err := r.Plan(ctx, PlanOptions{AllowReplace: opts.AllowReplace})
@@ -28,7 +35,8 @@ func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*
 		}
 		return nil, &ApprovalRequiredError{Plan: p}
 	}
-	return r.applyApproved(ctx, approve, opts, (*session).resolveSecrets)
+	res, err := r.applyApproved(ctx, approve, opts, (*session).resolveSecrets)
+	return res, r.rollbackAfter(ctx, err, opts)
 }
 
 // applyApproved runs the approved plan as a new run; prepare gives the

@@ -59,6 +59,10 @@ func (e *ApprovalRequiredError) Error() string {
 type RunFailedError struct {
 	Result *Result
 	Err    error
+	// Rollback is how the automatic rollback after the failure went, when
+	// the spec asks for one ([release] on_failure = "rollback"); nil
+	// otherwise.
+	Rollback *AutoRollback
 }
 
 func (e *RunFailedError) Error() string {
@@ -87,7 +91,8 @@ func refusef(format string, args ...any) error { return refuse(fmt.Errorf(format
 
 // classify marks errors that mean bad input (an unusable target, an
 // unresolvable object, a dependency cycle, an object the server refuses or
-// the spec does not allow, a stale or blocked plan, a held lock) with their
+// the spec does not allow, an annotation with a value Piceli does not
+// accept, a stale or blocked plan, a held lock) with their
 // type, and leaves the rest.
 func classify(err error) error {
 	var (
@@ -103,7 +108,8 @@ func classify(err error) error {
 	case errors.Is(err, lock.ErrHeld):
 		return &LockHeldError{Err: err}
 	case errors.Is(err, kube.ErrTarget), errors.Is(err, kube.ErrUnresolved), errors.As(err, &cycle),
-		errors.Is(err, plan.ErrRefused), errors.Is(err, plan.ErrNotAllowed), errors.As(err, &blocked):
+		errors.Is(err, plan.ErrRefused), errors.Is(err, plan.ErrNotAllowed), errors.Is(err, plan.ErrBadAnnotation),
+		errors.As(err, &blocked):
 		return refuse(err)
 	}
 	return err

@@ -19,6 +19,7 @@ const (
 	WaveStarted  = progress.WaveStarted  // Wave, Waves, Stage, Objects
 	StepStarted  = progress.StepStarted  // Wave, Ref, Action
 	StepFinished = progress.StepFinished // Wave, Ref, Action, Result, Error
+	WaitSkipped  = progress.WaitSkipped  // Wave, Ref, Action, Message: written, readiness not awaited, and why
 	Waiting      = progress.Waiting      // Wave, Pending of Total, Names, What
 	WaveReady    = progress.WaveReady    // Wave, Waves, Objects
 	Settled      = progress.Settled      // Ref, Result: an in-doubt step read back

@@ -35,10 +35,13 @@ func imports(t *testing.T) map[string][]string {
 
 // TestImportsPointOneWay keeps the architecture in the import graph: the
 // command tree drives releases only through package release (plus the
-// offline render, the sandbox and the scaffold), the engine does not
-// reach back up for secrets or compositions, and no internal package
-// depends on the public builder app (the protocol it writes is
-// internal/wire).
+// offline render, the sandbox, the scaffold, import (which makes a module
+// rather than driving a release) and the public artifact package, whose
+// builds and imports stand beside a release rather than inside one and
+// which other programs embed too), the engine does not reach back up for
+// secrets, compositions or the checks it is handed, the status core stays
+// free of the cluster client, and no internal package depends on the
+// public builder app (the protocol it writes is internal/wire).
 func TestImportsPointOneWay(t *testing.T) {
 	m := imports(t)
 	rules := []struct {
@@ -46,8 +49,9 @@ func TestImportsPointOneWay(t *testing.T) {
 		allowed []string // nil: anything not in denied
 		denied  []string
 	}{
-		{pkg: "internal/cli", allowed: []string{"release", "internal/render", "internal/sandbox", "internal/scaffold"}},
-		{pkg: "internal/apply", denied: []string{"internal/secret", "internal/compose", "release", "app"}},
+		{pkg: "internal/cli", allowed: []string{"release", "artifact", "internal/render", "internal/sandbox", "internal/scaffold", "internal/importer"}},
+		{pkg: "internal/apply", denied: []string{"internal/secret", "internal/compose", "internal/check", "internal/access", "release", "app"}},
+		{pkg: "internal/status", denied: []string{"internal/kube", "internal/access", "release"}},
 		{pkg: "release", denied: []string{"internal/cli"}},
 	}
 	for _, r := range rules {

@@ -50,6 +50,7 @@ type Options struct {
 type Release struct {
 	spec *spec.Spec
 	opts Options
+	path string // the spec's path as given to Open
 }
 
 // Open reads and validates the release spec at path. A bad spec is a
@@ -59,7 +60,7 @@ func Open(path string, opts Options) (*Release, error) {
 	if err != nil {
 		return nil, refuse(err)
 	}
-	return &Release{spec: s, opts: opts}, nil
+	return &Release{spec: s, opts: opts, path: path}, nil
 }
 
 // Name is the release's name.

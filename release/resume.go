@@ -13,7 +13,9 @@ import (
 // then it reopens the run's journal (a torn last record is repaired),
 // settles every in-doubt step by reading the cluster and runs the
 // remaining waves. No step is written twice. A rollback run takes its
-// objects and secret versions from its revision, not the composition.
+// objects and secret versions from its revision, not the composition. A
+// run that ended finished or compensated is refused (a *RefusedError)
+// before the release is locked or anything is written.
 func (r *Release) Resume(ctx context.Context, opts RunOptions) (*Result, error) {
 	s, err := r.open(ctx)
 	if err != nil {
@@ -33,7 +35,11 @@ func (r *Release) Resume(ctx context.Context, opts RunOptions) (*Result, error) 
 	rs := runSpec{run: run, start: (*apply.Engine).Resume, input: func(ctx context.Context) (apply.Input, error) {
 		return s.resumeInput(ctx, run, opts)
 	}}
-	return s.execute(ctx, rs, opts)
+	res, err := s.execute(ctx, rs, opts)
+	if _, isRollback := apply.RollbackOf(source); !isRollback {
+		err = r.rollbackAfter(ctx, err, opts)
+	}
+	return res, err
 }
 
 // prepareSource gives the session the objects a run of source applies:
@@ -48,11 +54,15 @@ func (s *session) prepareSource(ctx context.Context, source string) error {
 }
 
 // resumeInput loads the run's plan and checks its untouched steps against
-// a fresh plan.
+// a fresh plan. A run that ended finished or compensated is refused here,
+// before the Lease is taken: there is nothing to resume.
 func (s *session) resumeInput(ctx context.Context, run string, opts RunOptions) (apply.Input, error) {
 	st, _, err := apply.Inspect(s.r.StateDir(), run)
 	if err != nil {
 		return apply.Input{}, refuse(err)
+	}
+	if !apply.Resumable(st) {
+		return apply.Input{}, refusef("nothing to resume: run %s ended %s", run, st.Status)
 	}
 	approved, _, err := plan.Load(s.r.StateDir(), st.Plan)
 	if err != nil {

@@ -28,6 +28,11 @@ type RunOptions struct {
 	// abandons in-flight requests; the run ends failed, and Resume settles
 	// what was in doubt by reading the cluster.
 	Interrupt <-chan struct{}
+	// SkipChecks runs no check after the last wave; the journal and the
+	// revision record that they were skipped.
+	SkipChecks bool
+
+	skipReason string // why checks are skipped when not on request
 }
 
 // runSpec is what a run is to do, known once the file lock is held.
@@ -69,6 +74,7 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: s.r.events(), Options: apply.Options{
 		Holder: l.holder.String(), AfterWave: l.ensureLease, Stop: opts.Interrupt,
 		Compensate: rel.OnFailure == spec.OnFailureCompensate, ReadyTimeout: rel.ReadyTimeout, Parallel: opts.Parallel,
+		Checks: s.engineChecks(), SkipChecks: opts.skipChecks(),
 	}}
 	res, err := rs.start(e, ctx, rs.run, in)
 	if err != nil {

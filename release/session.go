@@ -48,7 +48,11 @@ func (r *Release) open(ctx context.Context) (*session, error) {
 // load loads and renders the composition, without a cluster. Every failure
 // is bad input, refused before anything changes.
 func (r *Release) load(ctx context.Context) (*session, error) {
-	res, err := compose.Load(ctx, r.spec, compose.Options{Log: r.opts.Log, CacheDir: r.opts.CacheDir})
+	sp, err := r.composedSpec()
+	if err != nil {
+		return nil, err
+	}
+	res, err := compose.Load(ctx, sp, compose.Options{Log: r.opts.Log, CacheDir: r.opts.CacheDir})
 	if err != nil {
 		return nil, refuse(err)
 	}
@@ -102,6 +106,7 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		Previous:            recs.previous,
 		Owned:               recs.owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
+		Wait:                rel.Wait,
 	}
 	opts := plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel}
 	if recs.applied != nil && recs.applied.Release == in.Release {

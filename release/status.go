@@ -46,6 +46,9 @@ type RunState struct {
 	WavesReady int    `json:"wavesReady"`
 	InDoubt    int    `json:"inDoubt"`            // steps whose write may or may not have landed
 	TornTail   string `json:"tornTail,omitempty"` // a torn last record Resume would repair
+	// Checks are the results of the checks the run's latest session ran,
+	// in order (a run whose check failed is failed, with them here).
+	Checks []CheckResult `json:"checks,omitempty"`
 }
 
 // The statuses a RunState has besides those a run ends with.
@@ -89,7 +92,7 @@ func (r *Release) runState(run string) (*RunState, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &RunState{ID: run, Status: string(st.Status), Plan: st.Plan, WavesReady: st.WavesReady, InDoubt: len(st.InDoubt())}
+	rs := &RunState{ID: run, Status: string(st.Status), Plan: st.Plan, WavesReady: st.WavesReady, InDoubt: len(st.InDoubt()), Checks: st.Checks}
 	if tail != nil {
 		rs.TornTail = tail.String()
 	}

@@ -3,7 +3,8 @@
 #
 # Build the pinned sandbox binaries (etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubectl, kwok, kwokctl,
-# kwok-stages) from the modules in tools/sandbox into the version-keyed
+# kwok-stages, and the real node's kubelet and pause) from the modules in
+# tools/sandbox into the version-keyed
 # cache, and print the cache directory on stdout. Cached binaries are kept (pass --force to rebuild).
 # PICELI_BIN names a piceli binary to use instead of building bin/piceli.
 # About 10 to 13 minutes cold on 2 cores; seconds when the cache is warm.

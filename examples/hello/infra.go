@@ -1,4 +1,5 @@
-// Package hello is the Piceli quick start: one nginx Deployment and its
+// Package hello is the Piceli quick start: one Deployment of a small Go web
+// server (./web, built into an image by `piceli artifacts build`) and its
 // Service.
 package hello
 
@@ -9,9 +10,9 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 	a := app.New("hello")
 	web := a.Deployment("web",
 		app.Image(ctx.Image("web")),
-		app.Ports(80),
-		app.Ready(app.HTTPGet("/", 80)),
+		app.Ports(8080),
+		app.Ready(app.HTTPGet("/", 8080)),
 	)
-	a.Service(web, app.Port(80))
+	a.Service(web, app.PortTo(80, 8080))
 	return a.Composition(ctx)
 }

@@ -46,6 +46,14 @@ type Options struct {
 	// RequestStop from another process does (the first Ctrl-C). Nil never
 	// fires.
 	Stop <-chan struct{}
+	// Checks run in order after the last wave is ready, before the run
+	// is recorded as a revision; one that fails fails the run (see
+	// ChecksFailedError). Their results are journaled and kept in the
+	// revision.
+	Checks []Check
+	// SkipChecks, when set, says why Checks are not run this time: the
+	// journal and the revision record that they were skipped and why.
+	SkipChecks string
 }
 
 // Engine runs approved plans against one cluster. The caller holds the
@@ -94,7 +102,8 @@ func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, erro
 	if err := createRun(e.StateDir, run, in.Source); err != nil {
 		return nil, err
 	}
-	w, err := journal.Create(JournalPath(e.StateDir, run), journal.Options{})
+	path := JournalPath(e.StateDir, run)
+	w, err := journal.Create(path, journalOptions(path))
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +205,8 @@ func (r *runner) closeFinished(ctx context.Context, res *Result) error {
 // twice. A run interrupted while compensating finishes its compensation
 // instead, and ends with a *CompensatedError.
 func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, error) {
-	w, recs, tail, err := journal.OpenAppend(JournalPath(e.StateDir, run), journal.Options{})
+	path := JournalPath(e.StateDir, run)
+	w, recs, tail, err := journal.OpenAppend(path, journalOptions(path))
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ var (
 	configMapsGVR  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	configMapsKind = schema.GroupResource{Resource: "configmaps"}
 	// resources names the resource of each kind the tests write.
-	resources = map[string]schema.GroupVersionResource{"ConfigMap": configMapsGVR, "Secret": {Version: "v1", Resource: "secrets"}}
+	resources = map[string]schema.GroupVersionResource{"ConfigMap": configMapsGVR, "Secret": {Version: "v1", Resource: "secrets"}, "Service": {Version: "v1", Resource: "services"}}
 )
 
 // fakeCluster stands in for an API server below the engine: a fake dynamic

@@ -23,8 +23,26 @@ const (
 	FailAfterCompOutcome = "after-compensate-outcome"
 )
 
-// Failpoints lists every named failpoint, for the table-driven fault tests.
+// Failpoints lists every named failpoint of a run that applies, for the
+// table-driven fault tests.
 var Failpoints = []string{
 	FailAfterRunStarted, FailAfterIntent, FailAfterWrite, FailAfterOutcome,
 	FailBeforeWaveReady, FailAfterWaveReady, FailBeforeRunFinish, FailAfterRevision,
 }
+
+// CompensationFailpoints lists every named failpoint of a run that undoes
+// its steps, in the order an undo meets them.
+var CompensationFailpoints = []string{FailAfterCompIntent, FailAfterCompOutcome}
+
+// JournalFaultEnv names the environment variable that makes a run's
+// journal fail to sync, as "fsync:N": the N-th fsync of a journal in the
+// process fails (with EIO) instead of being made. The Writer then refuses
+// every later append, so the run ends there. A later fsync attempt on the
+// same file in the same process, which must never happen, is reported on
+// stderr with JournalRetryMarker. Like FailpointEnv, only a binary built
+// with -tags piceli_failpoints reads it.
+const JournalFaultEnv = "PICELI_TEST_JOURNAL_FAULT"
+
+// JournalRetryMarker starts the line a piceli_failpoints build prints when
+// a journal whose fsync failed is synced again.
+const JournalRetryMarker = "piceli-failpoint: journal synced again after its fsync failed:"

@@ -2,7 +2,11 @@
 
 package apply
 
-import "context"
+import (
+	"context"
+
+	"github.com/pynenc/piceli/internal/journal"
+)
 
 // FailpointsBuilt reports whether this binary was built with -tags
 // piceli_failpoints, the only build in which FailpointEnv arms a failpoint.
@@ -17,3 +21,7 @@ func armedFailpoint() *failpoint { return nil }
 
 // hit does nothing in this build.
 func (*failpoint) hit(context.Context, string) {}
+
+// journalOptions gives a run's journal no hooks in this build:
+// JournalFaultEnv is not read.
+func journalOptions(string) journal.Options { return journal.Options{} }

@@ -14,3 +14,11 @@ func TestFailpointEnvIgnoredWithoutTag(t *testing.T) {
 		t.Errorf("armedFailpoint() with %s=%s = %+v, want nil in a build without the tag", FailpointEnv, FailAfterRunStarted, f)
 	}
 }
+
+// Without the piceli_failpoints tag, JournalFaultEnv hooks no journal.
+func TestJournalFaultEnvIgnoredWithoutTag(t *testing.T) {
+	t.Setenv(JournalFaultEnv, "fsync:1")
+	if o := journalOptions("journal"); o.BeforeSync != nil || o.AfterSync != nil {
+		t.Errorf("journalOptions() with %s=fsync:1 has hooks in a build without the tag", JournalFaultEnv)
+	}
+}

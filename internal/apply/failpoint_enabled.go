@@ -4,12 +4,15 @@ package apply
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pynenc/piceli/internal/journal"
 )
 
 // FailpointsBuilt reports whether this binary was built with -tags
@@ -67,4 +70,44 @@ func (f *failpoint) hit(ctx context.Context, name string) {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	}
+}
+
+// journalSyncs counts the journal fsyncs of this process and remembers
+// the journals whose injected fsync failure already happened.
+var journalSyncs struct {
+	mu     sync.Mutex
+	n      int
+	failed map[string]bool
+}
+
+// errInjectedSync is the fsync failure JournalFaultEnv injects.
+var errInjectedSync = fmt.Errorf("fsync: %w (injected by %s)", syscall.EIO, JournalFaultEnv)
+
+// journalOptions hooks the journal at path when JournalFaultEnv says
+// "fsync:N": the N-th journal fsync of the process fails, and any later
+// fsync of a journal whose fsync failed is reported on stderr.
+func journalOptions(path string) journal.Options {
+	n, ok := strings.CutPrefix(os.Getenv(JournalFaultEnv), "fsync:")
+	at, err := strconv.Atoi(n)
+	if !ok || err != nil || at < 1 {
+		return journal.Options{}
+	}
+	return journal.Options{BeforeSync: func() error { return beforeJournalSync(path, at) }}
+}
+
+func beforeJournalSync(path string, at int) error {
+	journalSyncs.mu.Lock()
+	defer journalSyncs.mu.Unlock()
+	if journalSyncs.failed[path] {
+		fmt.Fprintln(os.Stderr, JournalRetryMarker, path)
+	}
+	journalSyncs.n++
+	if journalSyncs.n != at {
+		return nil
+	}
+	if journalSyncs.failed == nil {
+		journalSyncs.failed = map[string]bool{}
+	}
+	journalSyncs.failed[path] = true
+	return errInjectedSync
 }

@@ -3,8 +3,13 @@
 package apply
 
 import (
+	"errors"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pynenc/piceli/internal/journal"
 )
 
 // With the piceli_failpoints tag, FailpointEnv arms the failpoint it names.
@@ -30,5 +35,31 @@ func TestFailpointEnvArmsWithTag(t *testing.T) {
 				t.Errorf("armedFailpoint() with %s=%s = %+v, want name %s, at %d, pause %s", FailpointEnv, tt.env, f, tt.name, tt.at, tt.pause)
 			}
 		})
+	}
+}
+
+// With JournalFaultEnv=fsync:N the N-th journal fsync fails with EIO, and
+// the Writer appends nothing after it.
+func TestJournalFaultFailsTheNthSync(t *testing.T) {
+	t.Setenv(JournalFaultEnv, "fsync:2")
+	journalSyncs.n, journalSyncs.failed = 0, nil
+	path := filepath.Join(t.TempDir(), "journal")
+	w, err := journal.Create(path, journalOptions(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	rec := journal.Record{Type: journal.RunStarted, Run: "r", Plan: "p"}
+	if err := w.Append(rec); err != nil {
+		t.Fatalf("first Append() = %v, want nil", err)
+	}
+	if err := w.Append(rec); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("second Append() = %v, want the injected EIO", err)
+	}
+	if err := w.Append(rec); err == nil {
+		t.Errorf("Append() after the failed fsync = nil, want a refusal")
+	}
+	if !journalSyncs.failed[path] || journalSyncs.n != 2 {
+		t.Errorf("%d fsyncs tried, %s marked failed %t; want 2 (none after the failure) and true", journalSyncs.n, path, journalSyncs.failed[path])
 	}
 }

@@ -2,6 +2,8 @@ package apply
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -13,11 +15,13 @@ import (
 	"github.com/pynenc/piceli/internal/readiness"
 )
 
-// ready waits until every object of a wave (deletes aside) is ready, or
-// the wave's timeout passes, or a stop is requested. CRDs that became
-// Established make the client forget its discovery cache, so later waves
-// resolve the new kinds.
+// ready waits until every object of a wave is ready, or the wave's timeout
+// passes, or a stop is requested. Deletes are not waited for, nor steps the
+// plan says not to wait for (Step.NoWait), each of which gets a
+// wait-skipped event. CRDs that became Established make the client forget
+// its discovery cache, so later waves resolve the new kinds.
 func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
+	r.skipWaits(n, nodes)
 	targets, refs, crds := r.readyTargets(nodes)
 	if len(targets) == 0 {
 		return nil
@@ -35,6 +39,27 @@ func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
 	if err == nil && crds {
 		r.e.Client.Mapper.Reset()
 	}
+	return withSkipHints(err)
+}
+
+// skipHint tells how to apply an object without waiting for it.
+var skipHint = fmt.Sprintf(`to apply without waiting for it, annotate it %s: "false" (app.NoWait() in a Go composition), or set wait = "none" under [release] in release.toml`, object.WaitAnnotation)
+
+// withSkipHints adds skipHint to the diagnosis of each object a timed-out
+// wait names whose readiness hangs on a part of the cluster that may be
+// missing (a load-balancer controller, a volume provisioner) rather than
+// on the release: a Service (only a LoadBalancer one is ever not ready)
+// and a PersistentVolumeClaim.
+func withSkipHints(err error) error {
+	var nr *readiness.NotReadyError
+	if !errors.As(err, &nr) || !errors.Is(err, readiness.ErrTimeout) {
+		return err
+	}
+	for i, o := range nr.Objects {
+		if o.Ref.Group == "" && (o.Ref.Kind == "Service" || o.Ref.Kind == "PersistentVolumeClaim") {
+			nr.Objects[i].Diagnosis = append(o.Diagnosis, skipHint)
+		}
+	}
 	return err
 }
 
@@ -46,7 +71,7 @@ func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Ta
 	crds := false
 	for _, i := range nodes {
 		s := r.in.Plan.Steps[i]
-		if s.Action == plan.Delete {
+		if s.Action == plan.Delete || s.NoWait != "" {
 			continue
 		}
 		gv, _ := schema.ParseGroupVersion(s.APIVersion)
@@ -55,6 +80,18 @@ func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Ta
 		crds = crds || s.Ref.Kind == "CustomResourceDefinition"
 	}
 	return out, refs, crds
+}
+
+// skipWaits says, for each step of wave n that the plan does not wait for,
+// that its readiness is not awaited and why; the step itself was written
+// (or left unchanged) like any other.
+func (r *runner) skipWaits(n int, nodes []int) {
+	for _, i := range nodes {
+		s := r.in.Plan.Steps[i]
+		if s.NoWait != "" && s.Action != plan.Delete {
+			r.e.emit(progress.Event{Kind: progress.WaitSkipped, Wave: n, Ref: s.Ref.String(), Action: string(s.Action), Message: s.NoWait.Explain()})
+		}
+	}
 }
 
 // watchStop cancels a wait when a stop is requested; the returned function

@@ -35,6 +35,7 @@ type runner struct {
 	written map[int]written // what the server returned for them
 
 	started time.Time
+	checked *history.Checks // what the run's checks found, for its revision
 }
 
 func (r *runner) append(recs ...journal.Record) error {
@@ -109,7 +110,7 @@ func (r *runner) stopRequested() bool {
 	return stopRequested(r.e.StateDir, r.run)
 }
 
-// execute runs the waves from the first not yet ready.
+// execute runs the waves from the first not yet ready, then the checks.
 func (r *runner) execute(ctx context.Context, from int) error {
 	for n := from; n < len(r.in.Plan.Waves); n++ {
 		if r.stopRequested() {
@@ -119,7 +120,7 @@ func (r *runner) execute(ctx context.Context, from int) error {
 			return err
 		}
 	}
-	return nil
+	return r.checks(ctx)
 }
 
 // wave writes one wave's pending steps, waits for readiness and journals it.
@@ -243,8 +244,8 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 // the same run (a resume after a crash that followed it): history.Add
 // answers the revision already recorded.
 func (r *runner) revision() (int, error) {
-	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets,
-		Unchanged: !r.in.Plan.Changed()}
+	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(),
+		Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets, Checks: r.checked, Unchanged: !r.in.Plan.Changed()}
 	for _, s := range r.in.Plan.Steps {
 		if s.Action != plan.Delete {
 			rev.Objects = append(rev.Objects, history.Object{Ref: s.Ref, APIVersion: s.APIVersion, Resource: s.Resource, Manifest: s.Manifest})

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -56,6 +57,8 @@ func eventLine(e release.Event) string {
 		if e.Error != "" {
 			return fmt.Sprintf("  failed  %s %s: %s", e.Action, e.Ref, e.Error)
 		}
+	case release.WaitSkipped:
+		return fmt.Sprintf("  no wait %s (%s)", e.Ref, e.Message)
 	case release.Settled:
 		return fmt.Sprintf("  settled %s: %s", e.Ref, e.Result)
 	case release.Compensating:
@@ -65,8 +68,21 @@ func eventLine(e release.Event) string {
 		return fmt.Sprintf("  undo %s: %s", e.Ref, e.Result)
 	case release.Note:
 		return "  " + e.Message
+	case release.CheckFinished:
+		return checkLine(e)
 	}
 	return ""
+}
+
+// checkLine says how a check went: "  check home page (http): passed in
+// 0.2s", or failed with why.
+func checkLine(e release.Event) string {
+	took := time.Duration(e.DurationMS) * time.Millisecond
+	line := fmt.Sprintf("  check %s (%s): %s in %s", e.Check, e.What, e.Result, took.Round(time.Millisecond))
+	if e.Error != "" {
+		line += ": " + e.Error
+	}
+	return line
 }
 
 // waveName names a wave by its place and stage: "wave 2/3: apps".

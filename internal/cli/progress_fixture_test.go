@@ -9,7 +9,7 @@ import (
 const fixturePlan = "sha256:5e1f0c2d9a7b3e4f60718293a4b5c6d7e8f90123456789abcdef0123456789ab"
 
 // compensatedRun is a three-wave run: a settled step and a note from a
-// resume, a config wave, an apps wave of 100 Deployments that waits for 62
+// resume, a config wave with a step not waited for, an apps wave of 100 Deployments that waits for 62
 // of them, and a routes wave whose only step fails, after which the
 // written steps are undone.
 func compensatedRun() []release.Event {
@@ -21,6 +21,7 @@ func compensatedRun() []release.Event {
 		{Kind: release.WaveStarted, Wave: 0, Waves: 3, Stage: "config", Objects: 2},
 		{Kind: release.StepStarted, Wave: 0, Ref: "Secret/shop/db", Action: "create"},
 		{Kind: release.StepFinished, Wave: 0, Ref: "Secret/shop/db", Action: "create", Result: "applied"},
+		{Kind: release.WaitSkipped, Wave: 0, Ref: "Secret/shop/db", Action: "create", Message: `annotated piceli.dev/wait: "false"`},
 		{Kind: release.WaveReady, Wave: 0, Waves: 3, Objects: 2},
 		{Kind: release.WaveStarted, Wave: 1, Waves: 3, Stage: "apps", Objects: 100},
 	}

@@ -92,6 +92,7 @@ func TestProgressLiveFinalScreen(t *testing.T) {
 				`^run r-1: plan 5e1f0c2d9a7b`,
 				`^  journal: repaired a torn last record`,
 				`^  settled ConfigMap/shop/settings: applied$`,
+				`^  no wait Secret/shop/db \(annotated piceli.dev/wait: "false"\)$`,
 				`^  failed  create Ingress/shop/web: `,
 				`^  undo Deployment/shop/d-00100: applied$`,
 				`^  undo Secret/shop/db: applied$`,

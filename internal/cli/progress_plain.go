@@ -14,14 +14,15 @@ const waitEvery = 5 * time.Second
 
 // plainLines prints one line per event for a reader that is not a
 // terminal. A wave's first wait prints at once and repeats at most every
-// waitEvery, with counts and at most release.MaxNames names. The run's end
-// prints once, however many run-finished events arrive.
+// waitEvery, with counts and at most release.MaxNames names. A run's end
+// prints once, however many run-finished events it sends; a run that fails
+// and is rolled back is followed by the rollback's run, whose end prints too.
 type plainLines struct {
 	mu     sync.Mutex
 	w      io.Writer
 	now    func() time.Time
 	waited map[int]time.Time // wave → when its last waiting line printed
-	ended  bool
+	ended  map[string]bool   // runs whose end printed
 }
 
 // newPlain returns plain lines on w; now reads the clock, time.Now when nil.
@@ -29,7 +30,7 @@ func newPlain(w io.Writer, now func() time.Time) *plainLines {
 	if now == nil {
 		now = time.Now
 	}
-	return &plainLines{w: w, now: now, waited: map[int]time.Time{}}
+	return &plainLines{w: w, now: now, waited: map[int]time.Time{}, ended: map[string]bool{}}
 }
 
 // emit is the func(release.Event) of plain lines.
@@ -51,11 +52,13 @@ func (p *plainLines) line(e release.Event) string {
 		}
 	case release.Waiting:
 		return p.waitLine(e)
+	case release.RunStarted:
+		p.waited = map[int]time.Time{}
 	case release.RunFinished:
-		if p.ended {
+		if p.ended[e.Run] {
 			return ""
 		}
-		p.ended = true
+		p.ended[e.Run] = true
 		return endText(e)
 	}
 	return eventLine(e)

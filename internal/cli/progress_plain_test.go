@@ -34,6 +34,7 @@ func TestProgressPlainRun(t *testing.T) {
 		"  settled ConfigMap/shop/settings: applied",
 		"wave 1/3: config (2 objects)",
 		"  done    create Secret/shop/db",
+		`  no wait Secret/shop/db (annotated piceli.dev/wait: "false")`,
 		"wave 2/3: apps (100 objects)",
 		"  done    update Deployment/shop/d-00039",
 		"  done    update Deployment/shop/d-00099",

@@ -37,9 +37,16 @@ var binary struct {
 	err       error
 }
 
-// TestMain removes the built binary after the tests.
+// TestMain stops the app tests' sandbox and removes the built binary
+// after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if err := stopAppsSandbox(); err != nil {
+		fmt.Fprintf(os.Stderr, "stop the app tests' sandbox: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	if binary.dir != "" {
 		os.RemoveAll(binary.dir)
 	}

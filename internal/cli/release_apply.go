@@ -12,7 +12,15 @@ import (
 // applyFlags are the flags of apply, resume and rollback.
 type applyFlags struct {
 	planFlags
-	approve string
+	approve    string
+	skipChecks bool
+}
+
+// registerRun adds the flags of a command that runs: those of plan and
+// --skip-checks.
+func (f *applyFlags) registerRun(cmd *cobra.Command) {
+	f.planFlags.register(cmd)
+	cmd.Flags().BoolVar(&f.skipChecks, "skip-checks", false, "run no check after the last wave; the revision records that they were skipped")
 }
 
 func newApplyCmd() *cobra.Command {
@@ -34,8 +42,14 @@ Steps:
      field the plan touches (status churn is not a change)
   4. take the release's Lease in the cluster, naming this holder
   5. for each wave: journal the intents, server-side apply (never forced,
-     --parallel at a time), journal the outcomes, wait for readiness
-  6. record the run as the release's next revision
+     --parallel at a time), journal the outcomes, wait for readiness (except
+     for the objects the plan lists as not waited for: piceli.dev/wait,
+     [release] wait)
+  6. run the spec's checks in order, each journaled (--skip-checks: none,
+     and the revision says so); a failing check fails the run (exit 1),
+     and with [release] on_failure = "rollback" the release is rolled back
+     to its latest revision
+  7. record the run as the release's next revision, with its checks
 
 An interrupted run continues with "piceli release resume"; "piceli release
 stop" ends one cleanly from another terminal. The first Ctrl-C stops the run
@@ -47,7 +61,7 @@ the same way; a second one abandons its in-flight writes.`,
 			})
 		},
 	}
-	f.register(cmd)
+	f.registerRun(cmd)
 	cmd.Flags().StringVar(&f.approve, "approve", "", "hash (or its first 12 hex digits) of the plan to apply")
 	return cmd
 }
@@ -61,7 +75,8 @@ func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, rel
 	if err != nil {
 		return err
 	}
-	opts := release.RunOptions{AllowReplace: f.allowReplace, Parallel: f.parallel, Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr())}
+	opts := release.RunOptions{AllowReplace: f.allowReplace, Parallel: f.parallel, SkipChecks: f.skipChecks,
+		Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr())}
 	_, err = run(r, opts)
 	d.done()
 	return reportRun(cmd, f.spec, f.output, err)
@@ -82,6 +97,8 @@ func reportRun(cmd *cobra.Command, spec, output string, err error) error {
 		return askApproval(cmd, spec, output, approval)
 	case errors.As(err, &failed) && cmd.Context().Err() != nil:
 		return &ExitError{Code: ExitFailed, Err: errors.New("interrupted, in-flight writes abandoned; resume it with: piceli release resume (it settles them by reading the cluster)")}
+	case errors.As(err, &failed) && failed.Rollback != nil:
+		return &ExitError{Code: ExitFailed, Err: rolledBackText(failed)}
 	case errors.As(err, &failed) && failed.Result.Status == release.StatusStopped:
 		return &ExitError{Code: ExitFailed, Err: errors.New("stopped; continue it with: piceli release resume")}
 	case errors.As(err, &failed) && failed.Resumable():

@@ -16,28 +16,39 @@ import (
 
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/sandbox"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
-// The shop example, planned and applied through the CLI, exists in full
-// with its Deployments Available, and the run's journal holds an intent
-// and an applied outcome for every write.
+// The shop example, planned and applied through the CLI on a sandbox with
+// its agent (no volume made in advance), exists in full with every object
+// ready, its database's claim bound by the sandbox's provisioner, and a
+// diff afterwards finds nothing to change; the run's journal holds an
+// intent and an applied outcome for every write.
 func TestApplyShopEndToEnd(t *testing.T) {
-	sb := sandboxtest.Cluster(t)
+	sb := appsSandbox(t)
 	r := shopRelease(t, sb)
-	// The sandbox has no storage provisioner: a volume bound in advance to
-	// the StatefulSet's claim lets its pod schedule.
-	persistentVolumeFor(t, sb, r.ns, "data-db-0", "5Gi")
+	forwardShop(t, sb, r.ns)
 
 	p := r.plan(t)
 	if n := p.Counts()[plan.Create]; n < 20 {
 		t.Fatalf("plan of the shop creates %d objects, want the whole example", n)
 	}
+	start := time.Now()
 	res := r.apply(t, p)
+	t.Logf("apply of the shop's %d objects took %s", len(p.Steps), time.Since(start).Round(100*time.Millisecond))
 	if !strings.Contains(res.stderr, "finished: revision 1") {
 		t.Errorf("apply stderr does not report revision 1:\n%s", res.stderr)
 	}
+	for _, check := range []string{"store front", "api health"} {
+		if !strings.Contains(res.stderr, "check "+check+" (http): passed") {
+			t.Errorf("apply stderr does not report check %q passing:\n%s", check, res.stderr)
+		}
+	}
 	r.assertFinished(t, p)
+	r.assertAllCurrent(t, p)
+	assertClaimBound(t, sb, r.ns, "data-db-0")
+	r.diffExitCode(t)
 
 	id, st := r.latestRun(t)
 	for i, s := range p.Steps {
@@ -57,6 +68,24 @@ func TestApplyShopEndToEnd(t *testing.T) {
 		}
 		if s.Ref.Kind == "Deployment" && !available(live) {
 			t.Errorf("%s is not Available: %v", s.Ref, live.Object["status"])
+		}
+	}
+}
+
+// forwardShop makes kwok send the port-forwards of the shop's front end
+// (port 80) and API (port 8080) pods to loopback servers answering 200 to
+// every request, standing in for the containers the shop's checks reach.
+// It returns a function that stops making them for new pods.
+func forwardShop(t *testing.T, sb *sandboxtest.Sandbox, ns string) (stop func()) {
+	t.Helper()
+	var stops []func()
+	for name, port := range map[string]int32{"web": 80, "api": 8080} {
+		srv := sandboxtest.LoopbackHTTP(t)
+		stops = append(stops, sb.OnEveryPod(t, ns, sandboxtest.PodRule{Selector: map[string]string{"app.kubernetes.io/name": name}, Port: port, Target: srv.Addr}))
+	}
+	return func() {
+		for _, s := range stops {
+			s()
 		}
 	}
 }
@@ -87,8 +116,23 @@ func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *testRelease {
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
 
+// assertClaimBound checks that ns/claim is Bound to a volume of the
+// sandbox's default class.
+func assertClaimBound(t *testing.T, sb *sandboxtest.Sandbox, ns, claim string) {
+	t.Helper()
+	c, err := sb.Clientset.CoreV1().PersistentVolumeClaims(ns).Get(t.Context(), claim, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get PersistentVolumeClaim/%s/%s: %v", ns, claim, err)
+	}
+	if c.Status.Phase != corev1.ClaimBound || c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != sandbox.StorageClassName {
+		t.Errorf("PersistentVolumeClaim/%s/%s: phase %s, class %v; want Bound, class %s", ns, claim, c.Status.Phase, c.Spec.StorageClassName, sandbox.StorageClassName)
+	}
+}
+
 // persistentVolumeFor creates a volume reserved for the claim ns/claim and
-// deletes it when the test ends.
+// deletes it when the test ends, for tests on a sandbox that may run
+// without its provisioner (started by an older piceli). Where the agent
+// runs, the claim gets the default class and is provisioned instead.
 func persistentVolumeFor(t *testing.T, sb *sandboxtest.Sandbox, ns, claim, size string) {
 	t.Helper()
 	pv := &corev1.PersistentVolume{

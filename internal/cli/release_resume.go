@@ -30,6 +30,6 @@ No step is written twice.`,
 			})
 		},
 	}
-	f.planFlags.register(cmd)
+	f.registerRun(cmd)
 	return cmd
 }

@@ -31,7 +31,7 @@ Steps:
 			})
 		},
 	}
-	f.planFlags.register(cmd)
+	f.registerRun(cmd)
 	cmd.Flags().IntVar(&to, "to", 0, "revision to go back to (default: the one before the latest)")
 	cmd.Flags().StringVar(&f.approve, "approve", "", "hash of the rollback plan to apply")
 	return cmd

@@ -14,6 +14,7 @@ var examples = []string{"hello", "shop", "mixed"}
 func TestRenderExamplesIsByteIdentical(t *testing.T) {
 	for _, ex := range examples {
 		t.Run(ex, func(t *testing.T) {
+			buildExample(t, ex)
 			spec := filepath.Join(repoRoot(t), "examples", ex, "release.toml")
 			for _, format := range []string{"yaml", "json"} {
 				first := run(t, "render", "--spec", spec, "-o", format)
@@ -30,6 +31,7 @@ func TestRenderExamplesIsByteIdentical(t *testing.T) {
 }
 
 func TestRenderHelloQuickStart(t *testing.T) {
+	buildExample(t, "hello")
 	res := run(t, "render", "--spec", filepath.Join(repoRoot(t), "examples", "hello", "release.toml"))
 	if res.code != 0 {
 		t.Fatalf("render hello: exit %d: %s", res.code, res.stderr)
@@ -51,15 +53,15 @@ func TestRenderHelloQuickStart(t *testing.T) {
 		}
 	}
 	c := nested(t, dep, "spec", "template", "spec", "containers").([]any)[0].(map[string]any)
-	if img := c["image"].(string); !strings.HasPrefix(img, "docker.io/library/nginx@sha256:") {
-		t.Errorf("container image = %q, want the digest-pinned image from [images]", img)
+	if img := c["image"].(string); !strings.HasPrefix(img, "piceli.local/hello/web@sha256:") {
+		t.Errorf("container image = %q, want the digest of the web image built from build.toml", img)
 	}
 	if got := nested(t, c, "readinessProbe", "httpGet", "path"); got != "/" {
 		t.Errorf("readiness probe path = %v, want /", got)
 	}
 	port := nested(t, svc, "spec", "ports").([]any)[0].(map[string]any)
-	if port["port"] != int64(80) || nested(t, c, "ports").([]any)[0].(map[string]any)["containerPort"] != int64(80) {
-		t.Errorf("service port %v / container ports %v, want 80 on both", port, c["ports"])
+	if port["port"] != int64(80) || port["targetPort"] != int64(8080) || nested(t, c, "ports").([]any)[0].(map[string]any)["containerPort"] != int64(8080) {
+		t.Errorf("service port %v / container ports %v, want 80 on the Service to 8080 in the container", port, c["ports"])
 	}
 	if docs[1].Object.GetNamespace() != "hello" {
 		t.Errorf("deployment namespace = %q, want the target namespace hello", docs[1].Object.GetNamespace())
@@ -80,6 +82,7 @@ func nested(t *testing.T, m map[string]any, path ...string) any {
 }
 
 func TestRenderOutDir(t *testing.T) {
+	buildExample(t, "hello")
 	out := t.TempDir()
 	res := run(t, "render", "--spec", filepath.Join(repoRoot(t), "examples", "hello", "release.toml"), "--out", out)
 	if res.code != 0 {

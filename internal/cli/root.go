@@ -30,9 +30,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // quietClientLogs stops client-go's klog from writing to stderr (for
-// example "Couldn't get resource list" when an aggregated API is down):
-// Piceli reports what matters in its own words.
+// example "Couldn't get resource list" when an aggregated API is down, or
+// "Unexpected error when reading response body" when a request is
+// cancelled): Piceli reports what matters in its own words. Without the
+// threshold klog copies every error to stderr whatever its output.
 func quietClientLogs() {
+	var fs flag.FlagSet
+	klog.InitFlags(&fs)
+	fs.Set("stderrthreshold", "FATAL")
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 }
@@ -83,5 +88,5 @@ func NewRoot() *cobra.Command {
 
 // subcommands lists every top-level command; each lives in its own file.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{newInitCmd(), newRenderCmd(), newReleaseCmd(), newSandboxCmd()}
+	return []*cobra.Command{newInitCmd(), newRenderCmd(), newImportCmd(), newReleaseCmd(), newStatusCmd(), newAccessCmd(), newArtifactsCmd(), newRegistryCmd(), newSandboxCmd()}
 }

@@ -18,9 +18,13 @@ func newSandboxCmd() *cobra.Command {
 		Short: "A real local control plane for trying Piceli without Docker",
 		Long: "sandbox runs etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok\n" +
 			"as local processes bound to 127.0.0.1 (through kwokctl), with fake nodes whose address\n" +
-			"is 127.0.0.1. Binaries are built from tools/sandbox and cached by version.",
+			"is 127.0.0.1, and an agent of its own: a default StorageClass (piceli-local) whose\n" +
+			"claims it binds to directories of the sandbox, and the address 127.0.0.1 for\n" +
+			"LoadBalancer Services. Pods on kwok's nodes run nothing (kwok marks them Running\n" +
+			"and Ready); --real-node adds a node whose containers run.\n" +
+			"Binaries are built from tools/sandbox and cached by version.",
 	}
-	cmd.AddCommand(newSandboxUpCmd(), newSandboxDownCmd(), newSandboxStatusCmd(), newSandboxBuildCmd())
+	cmd.AddCommand(newSandboxUpCmd(), newSandboxDownCmd(), newSandboxStatusCmd(), newSandboxBuildCmd(), newSandboxLoadCmd(), newSandboxAgentCmd())
 	return cmd
 }
 
@@ -49,6 +53,7 @@ func newSandboxUpCmd() *cobra.Command {
 	var f sandboxFlags
 	var toolsDir string
 	var nodes int
+	var realNode, noLoadBalancer bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -60,21 +65,44 @@ Steps:
      10 to 13 minutes cold on 2 cores, once)
   2. start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
      the kwok controller through kwokctl, every one bound to 127.0.0.1
-  3. write the kubeconfig file with an explicit context
-  4. create the fake nodes (address 127.0.0.1) and wait until they are Ready
+  3. start the sandbox agent (this binary as a process of the sandbox): it
+     binds claims of the default StorageClass piceli-local to hostPath
+     volumes in the sandbox's directory and gives LoadBalancer Services the
+     ingress address 127.0.0.1 (nothing listens there)
+  4. write the kubeconfig file with an explicit context
+  5. with --real-node: start containerd and a kubelet (as root) that run the
+     pods' containers on this machine, on a private bridge
+  6. create the fake nodes (address 127.0.0.1, room for 1000 pods each) and
+     wait until every node is Ready
 
-A sandbox that is already running and healthy is left as it is.`,
+A sandbox that is already running and healthy is left as it is.
+
+With --real-node, workloads run on the node real-node-0; fake nodes (none
+unless --nodes asks) carry the taint kwok.x-k8s.io/node=fake:NoSchedule, so
+only pods tolerating it land there. Images come from ` + "`piceli sandbox load`" + `
+(nothing can be pulled); there is no kube-proxy and no cluster DNS.`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if nodes < 0 || (nodes == 0 && !realNode) {
+				return refusedf("--nodes %d: want at least 1 (or 0 with --real-node)", nodes)
+			}
 			opts := f.options(cmd.ErrOrStderr())
-			opts.ToolsDir, opts.Nodes, opts.Timeout = toolsDir, nodes, timeout
+			opts.ToolsDir, opts.Nodes, opts.Timeout, opts.RealNode, opts.NoLoadBalancer = toolsDir, nodes, timeout, realNode, noLoadBalancer
+			if realNode && !cmd.Flags().Changed("nodes") {
+				opts.Nodes = 0
+			}
+			agent, err := agentCommand()
+			if err != nil {
+				return err
+			}
+			opts.Agent = agent
 			sb, err := openSandbox(opts)
 			if err != nil {
 				return err
 			}
 			info, err := sb.Up(cmd.Context())
 			if err != nil {
-				return err
+				return refusedIf(err, sandbox.ErrRealNodeUnavailable)
 			}
 			printSandboxInfo(cmd.OutOrStdout(), info)
 			return nil
@@ -82,7 +110,9 @@ A sandbox that is already running and healthy is left as it is.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", "tools/sandbox directory to build missing binaries from (default: found upwards from the working directory)")
-	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes")
+	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes, each with address 127.0.0.1 and room for 1000 pods (default 0 with --real-node)")
+	cmd.Flags().BoolVar(&realNode, "real-node", false, "add a real node running containers with containerd and a kubelet (root; Debian packages containerd, runc, containernetworking-plugins, iproute2)")
+	cmd.Flags().BoolVar(&noLoadBalancer, "no-load-balancer", false, "give LoadBalancer Services no ingress address, like a cluster without a load-balancer controller")
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "bound on starting the components and waiting for Ready nodes")
 	return cmd
 }
@@ -95,6 +125,9 @@ func printSandboxInfo(w io.Writer, info sandbox.Info) {
 	fmt.Fprintf(w, "sandbox %q %s\n", info.Name, state)
 	fmt.Fprintf(w, "kubeconfig: %s\ncontext:    %s\nserver:     %s\nnodes:      %s\n",
 		info.Kubeconfig, info.Context, info.Server, strings.Join(info.Nodes, ", "))
+	if info.RealNode != "" {
+		fmt.Fprintf(w, "real node:  %s (containerd %s)\n", info.RealNode, info.Containerd)
+	}
 	fmt.Fprintf(w, "try:        kubectl --kubeconfig %s --context %s get nodes\n", info.Kubeconfig, info.Context)
 }
 
@@ -106,10 +139,10 @@ func newSandboxDownCmd() *cobra.Command {
 		Long: `Stop the sandbox.
 
 Steps:
-  1. delete the cluster through kwokctl
+  1. stop the sandbox agent, then delete the cluster through kwokctl
   2. stop any process of the sandbox still running (matched by pid and start
      time, so a reused pid is never touched) and check none is left
-  3. remove its state and kubeconfig file`,
+  3. remove its state (volumes included) and kubeconfig file`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sb, err := openSandbox(f.options(cmd.ErrOrStderr()))
@@ -186,6 +219,9 @@ func printSandboxStatus(w io.Writer, st sandbox.Status, output string) error {
 		fmt.Fprintf(w, "  %-24s pid %-7d running %-5t listen %-40s %s\n",
 			c.Name, c.PID, c.Running, strings.Join(c.Listen, ","), c.Version)
 	}
+	if r := st.RealNode; r != nil {
+		fmt.Fprintf(w, "  real node %s: containerd %s, bridge %s (%s), cgroup %s\n", r.Name, r.Containerd, r.Bridge, r.Subnet, r.CgroupRoot)
+	}
 	for _, n := range st.Nodes {
 		fmt.Fprintf(w, "  node %-19s ready %-5t %s\n", n.Name, n.Ready, strings.Join(n.Addresses, ","))
 	}
@@ -204,8 +240,8 @@ Steps:
   1. find tools/sandbox (above the working directory, or --tools-dir)
   2. compile etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
      kubectl, kwok, kwokctl and kwok-stages from its pinned modules (10 to
-     13 minutes cold on 2 cores); binaries already cached are kept unless
-     --force
+     13 minutes cold on 2 cores), then the real node's kubelet and pause;
+     binaries already cached are kept unless --force
   3. print the cache directory`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

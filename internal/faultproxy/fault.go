@@ -3,6 +3,7 @@ package faultproxy
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,7 @@ var faults = map[Kind]fault{
 	Reset:              resetWithoutForward,
 	ResetAfterForward:  forwardThenReset,
 	CutWatch:           forwardThenCut,
+	CutAnswer:          forwardHalfAnswer,
 }
 
 // Kinds returns every fault kind the proxy implements, sorted.
@@ -47,8 +49,7 @@ func answerStatus(p *Proxy, rule *Rule, req Request, w http.ResponseWriter, _ *h
 }
 
 func forwardThenStatus(p *Proxy, rule *Rule, req Request, w http.ResponseWriter, r *http.Request) {
-	p.record(req, true)
-	p.fwd.ServeHTTP(httptest.NewRecorder(), r)
+	p.forward(req, httptest.NewRecorder(), r)
 	writeStatus(w, rule.Code)
 }
 
@@ -59,8 +60,7 @@ func delayThenForward(p *Proxy, rule *Rule, req Request, w http.ResponseWriter, 
 		p.record(req, false)
 		return
 	}
-	p.record(req, true)
-	p.fwd.ServeHTTP(w, r)
+	p.forward(req, w, r)
 }
 
 func resetWithoutForward(p *Proxy, _ *Rule, req Request, w http.ResponseWriter, r *http.Request) {
@@ -70,16 +70,29 @@ func resetWithoutForward(p *Proxy, _ *Rule, req Request, w http.ResponseWriter, 
 }
 
 func forwardThenReset(p *Proxy, _ *Rule, req Request, w http.ResponseWriter, r *http.Request) {
-	p.record(req, true)
-	p.fwd.ServeHTTP(httptest.NewRecorder(), r)
+	p.forward(req, httptest.NewRecorder(), r)
 	reset(w)
 }
 
 func forwardThenCut(p *Proxy, rule *Rule, req Request, w http.ResponseWriter, r *http.Request) {
-	p.record(req, true)
-	p.forwardWithin(w, r, rule.Delay)
+	p.forwardWithin(req, w, r, rule.Delay)
 	// Ending the handler normally would close a chunked answer cleanly;
 	// aborting drops the connection mid-stream, as a cut watch does.
+	panic(http.ErrAbortHandler)
+}
+
+func forwardHalfAnswer(p *Proxy, _ *Rule, req Request, w http.ResponseWriter, r *http.Request) {
+	rec := httptest.NewRecorder()
+	p.forward(req, rec, r)
+	body := rec.Body.Bytes()
+	maps.Copy(w.Header(), rec.Header())
+	// The full length, so the client knows the answer was cut short.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body[:len(body)/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 	panic(http.ErrAbortHandler)
 }
 

@@ -1,8 +1,9 @@
 // Package faultproxy is a reverse proxy for a Kubernetes API server that
 // injects faults by rule: it answers with a chosen status instead of the
 // server, delays requests, drops the connection after the server answered
-// (so the client cannot know a write landed) and cuts watches. It counts
-// every request it forwarded, so a test can prove a write was sent once.
+// (so the client cannot know a write landed), cuts watches and cuts plain
+// answers halfway through their body. It counts every request it
+// forwarded, so a test can prove a write was sent once.
 //
 // It listens on a loopback address only, serves plain HTTP/1.1 to its
 // client and forwards with the upstream rest.Config's own TLS and
@@ -16,6 +17,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"sync"
@@ -48,7 +50,8 @@ type Request struct {
 	Path      string // URL path, without the query
 	Watch     bool   // a watch (watch=true in the query)
 	DryRun    bool   // a dry run (dryRun in the query): it changes nothing
-	Forwarded bool   // it reached the upstream server
+	Forwarded bool   // it was written whole to the upstream server
+	Code      int    // the upstream server's answer; 0 when none arrived
 	Fault     Kind   // the fault applied to it, "" for none
 	At        time.Time
 }
@@ -78,6 +81,7 @@ func Start(cfg *rest.Config) (*Proxy, error) {
 		FlushInterval: -1, // stream watches as they come
 		ErrorLog:      quiet,
 	}
+	p.fwd.ModifyResponse = p.answered
 	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
 	go func() { _ = p.srv.Serve(ln); close(p.stopped) }()
 	return p, nil
@@ -134,7 +138,7 @@ func (p *Proxy) Requests() []Request {
 func (p *Proxy) Forwarded(m Match) int {
 	n := 0
 	for _, r := range p.Requests() {
-		if r.Forwarded && m.matches(r.Method, r.Path, r.Watch) {
+		if r.Forwarded && m.matches(r) {
 			n++
 		}
 	}
@@ -146,7 +150,7 @@ func (p *Proxy) Forwarded(m Match) int {
 func (p *Proxy) Writes(m Match) int {
 	n := 0
 	for _, r := range p.Requests() {
-		if r.Forwarded && !r.DryRun && r.Method != http.MethodGet && r.Method != http.MethodHead && m.matches(r.Method, r.Path, r.Watch) {
+		if r.Forwarded && !r.DryRun && r.Method != http.MethodGet && r.Method != http.MethodHead && m.matches(r) {
 			n++
 		}
 	}
@@ -169,8 +173,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	req := Request{Method: r.Method, Path: r.URL.Path, Watch: isWatch(r), DryRun: r.URL.Query().Has("dryRun"), At: time.Now()}
 	rule := p.pick(req)
 	if rule == nil {
-		p.record(req, true)
-		p.fwd.ServeHTTP(w, r)
+		p.forward(req, w, r)
 		return
 	}
 	req.Fault = rule.Kind
@@ -190,10 +193,45 @@ func (p *Proxy) pick(req Request) *Rule {
 	return nil
 }
 
-func (p *Proxy) record(req Request, forwarded bool) {
+// record logs req and returns its index in the log.
+func (p *Proxy) record(req Request, forwarded bool) int {
 	req.Forwarded = forwarded
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.log = append(p.log, req)
+	return len(p.log) - 1
+}
+
+// forward logs req and sends r upstream, answering on w. The request
+// counts as forwarded once it was written whole to the upstream
+// connection: one the server never received (it refused the connection,
+// or the client went away first) cannot have changed anything. The
+// server's answer code is logged when it arrives.
+func (p *Proxy) forward(req Request, w http.ResponseWriter, r *http.Request) {
+	i := p.record(req, false)
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			p.update(i, func(r *Request) { r.Forwarded = true })
+		}
+	}}
+	ctx := context.WithValue(httptrace.WithClientTrace(r.Context(), trace), logIndex{}, i)
+	p.fwd.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// logIndex keys, in a forwarded request's context, its index in the log.
+type logIndex struct{}
+
+// answered logs the upstream's answer code of a forwarded request.
+func (p *Proxy) answered(resp *http.Response) error {
+	if i, ok := resp.Request.Context().Value(logIndex{}).(int); ok {
+		p.update(i, func(r *Request) { r.Code = resp.StatusCode })
+	}
+	return nil
+}
+
+func (p *Proxy) update(i int, f func(*Request)) {
+	p.mu.Lock()
+	f(&p.log[i])
 	p.mu.Unlock()
 }
 
@@ -204,8 +242,8 @@ func isWatch(r *http.Request) bool {
 
 // forwardWithin forwards r, ending the exchange (and a streaming answer
 // with it) after d.
-func (p *Proxy) forwardWithin(w http.ResponseWriter, r *http.Request, d time.Duration) {
+func (p *Proxy) forwardWithin(req Request, w http.ResponseWriter, r *http.Request, d time.Duration) {
 	ctx, cancel := context.WithTimeout(r.Context(), d)
 	defer cancel()
-	p.fwd.ServeHTTP(w, r.WithContext(ctx))
+	p.forward(req, w, r.WithContext(ctx))
 }

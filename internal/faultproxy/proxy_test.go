@@ -236,3 +236,81 @@ func TestWritesCountsOnlyRealWrites(t *testing.T) {
 		t.Errorf("Writes = %d, Forwarded = %d; want 1 of 3", got, all)
 	}
 }
+
+// A rule for real requests leaves dry runs alone, so a test can fail a
+// write without failing the dry run a plan makes of it first.
+func TestNoDryRunsLeavesDryRunsAlone(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u, faultproxy.Rule{Kind: faultproxy.Status, Code: 409, Match: faultproxy.Match{Method: http.MethodPatch, DryRun: faultproxy.NoDryRuns}})
+	var codes []int
+	for _, path := range []string{"/api/v1/namespaces/a/configmaps/x?dryRun=All", "/api/v1/namespaces/a/configmaps/x"} {
+		resp, err := send(t, p, http.MethodPatch, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	if codes[0] != 200 || codes[1] != 409 {
+		t.Errorf("answers to a dry run and a real PATCH = %v; want [200 409]", codes)
+	}
+	if got := p.Forwarded(faultproxy.Match{DryRun: faultproxy.OnlyDryRuns}); got != 1 {
+		t.Errorf("Forwarded(only dry runs) = %d; want 1", got)
+	}
+}
+
+// CutAnswer lets the status and half the body through, then drops the
+// connection: reading the body fails.
+func TestCutAnswerEndsTheBodyHalfway(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u, faultproxy.Rule{Kind: faultproxy.CutAnswer, Match: faultproxy.Match{Method: http.MethodGet}})
+	resp, err := send(t, p, http.MethodGet, "/api/v1/namespaces/a/configmaps/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	full := `{"kind":"ConfigMap"}`
+	if resp.StatusCode != 200 || !errors.Is(err, io.ErrUnexpectedEOF) || string(body) != full[:len(full)/2] {
+		t.Errorf("answer %d, body %q, read error %v; want 200, %q, an unexpected EOF", resp.StatusCode, body, err, full[:len(full)/2])
+	}
+	if u.hits.Load() != 1 || p.Forwarded(faultproxy.Match{}) != 1 {
+		t.Errorf("upstream saw %d requests, want 1", u.hits.Load())
+	}
+}
+
+// A request the upstream never received, because it is down and refuses
+// the connection, is answered 502 and not counted as forwarded: it cannot
+// have changed anything.
+func TestAnUpstreamThatIsDownReceivesNothing(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u)
+	u.srv.Close()
+	resp, err := send(t, p, http.MethodPatch, "/api/v1/namespaces/a/configmaps/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("answer = %d; want 502", resp.StatusCode)
+	}
+	if got := p.Writes(patchCM); got != 0 {
+		t.Errorf("Writes = %d after the upstream refused the connection; want 0", got)
+	}
+	if log := p.Requests(); len(log) != 1 || log[0].Forwarded || log[0].Code != 0 {
+		t.Errorf("log = %+v; want the PATCH, not forwarded, unanswered", log)
+	}
+}
+
+// The log keeps the upstream's answer, also when the client is told
+// something else.
+func TestTheLogKeepsTheServersAnswer(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u, faultproxy.Rule{Kind: faultproxy.ResetAfterForward, Match: patchCM})
+	if _, err := send(t, p, http.MethodPatch, "/api/v1/namespaces/a/configmaps/x"); err == nil {
+		t.Fatalf("PATCH = nil error; want a reset")
+	}
+	if log := p.Requests(); len(log) != 1 || !log[0].Forwarded || log[0].Code != 200 {
+		t.Errorf("log = %+v; want the PATCH forwarded and answered 200 by the server", log)
+	}
+}

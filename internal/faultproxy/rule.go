@@ -29,6 +29,11 @@ const (
 	// CutWatch forwards the request and ends it after Rule.Delay, as a
 	// server or a load balancer ending a long poll or a watch does.
 	CutWatch Kind = "cut-watch"
+	// CutAnswer forwards the request, then sends the server's status,
+	// headers and the first half of its body and drops the connection:
+	// the answer of a plain GET or LIST cut mid-way, which the client
+	// sees as an unexpected EOF while reading the body.
+	CutAnswer Kind = "cut-answer"
 )
 
 // WatchFilter restricts a Match to watches or to other requests.
@@ -40,20 +45,33 @@ const (
 	NoWatches                      // only requests without it
 )
 
+// DryRunFilter restricts a Match to dry runs or to other requests.
+type DryRunFilter int
+
+const (
+	AnyRun      DryRunFilter = iota // dry runs and other requests
+	OnlyDryRuns                     // only requests with dryRun in the query
+	NoDryRuns                       // only requests without it: the real writes and reads
+)
+
 // Match selects requests. Its zero value matches every request.
 type Match struct {
-	Method string      // HTTP method; "" matches any
-	Path   string      // regular expression the URL path must match; "" matches any
-	Watch  WatchFilter // watches, other requests, or both
+	Method string       // HTTP method; "" matches any
+	Path   string       // regular expression the URL path must match; "" matches any
+	Watch  WatchFilter  // watches, other requests, or both
+	DryRun DryRunFilter // dry runs, other requests, or both
 
 	re *regexp.Regexp
 }
 
-func (m Match) matches(method, path string, watch bool) bool {
-	if m.Method != "" && m.Method != method {
+func (m Match) matches(r Request) bool {
+	if m.Method != "" && m.Method != r.Method {
 		return false
 	}
-	if m.Watch == OnlyWatches && !watch || m.Watch == NoWatches && watch {
+	if m.Watch == OnlyWatches && !r.Watch || m.Watch == NoWatches && r.Watch {
+		return false
+	}
+	if m.DryRun == OnlyDryRuns && !r.DryRun || m.DryRun == NoDryRuns && r.DryRun {
 		return false
 	}
 	if m.Path == "" {
@@ -63,7 +81,7 @@ func (m Match) matches(method, path string, watch bool) bool {
 	if re == nil {
 		re = regexp.MustCompile(m.Path)
 	}
-	return re.MatchString(path)
+	return re.MatchString(r.Path)
 }
 
 // Rule is one fault for the requests it matches.
@@ -107,7 +125,7 @@ func arm(r Rule) (*armed, error) {
 // take reports whether the rule applies to req, counting it. Callers hold
 // the proxy's lock.
 func (a *armed) take(req Request) bool {
-	if !a.matches(req.Method, req.Path, req.Watch) {
+	if !a.matches(req) {
 		return false
 	}
 	a.seen++

@@ -39,6 +39,8 @@ type Revision struct {
 	// Secrets maps each declared secret to the version of the private store
 	// the revision used; rollback puts those versions back.
 	Secrets map[string]int `json:"secrets,omitempty"`
+	// Checks are the run's checks, or that it skipped them.
+	Checks *Checks `json:"checks,omitempty"`
 }
 
 // Object is one object of a revision as it was applied. Secret values are

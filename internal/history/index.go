@@ -29,6 +29,7 @@ type Summary struct {
 	// Unchanged is the revision's: its run wrote no object.
 	Unchanged bool           `json:"unchanged,omitempty"`
 	Secrets   map[string]int `json:"secrets,omitempty"`
+	Checks    *Checks        `json:"checks,omitempty"`
 }
 
 // Summary returns r's summary. Its Secrets is a copy.
@@ -36,7 +37,7 @@ func (r *Revision) Summary() Summary {
 	return Summary{
 		Number: r.Number, Plan: r.Plan, Run: r.Run, Source: r.Source,
 		Started: r.Started, Finished: r.Finished, Outcome: r.Outcome,
-		Objects: len(r.Objects), Unchanged: r.Unchanged, Secrets: maps.Clone(r.Secrets),
+		Objects: len(r.Objects), Unchanged: r.Unchanged, Secrets: maps.Clone(r.Secrets), Checks: r.Checks.clone(),
 	}
 }
 

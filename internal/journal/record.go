@@ -62,6 +62,7 @@ type Record struct {
 	ResourceVersion string      `json:"resourceVersion,omitempty"`
 	Error           string      `json:"error,omitempty"`
 	Holder          string      `json:"holder,omitempty"` // user@host pid (RunStarted, Resumed, StopRequested)
+	Check           *Check      `json:"check,omitempty"`  // CheckStarted (name and kind), CheckFinished
 }
 
 // stepScoped reports whether records of type t are about one step.
@@ -77,7 +78,7 @@ func (t Type) stepScoped() bool {
 func (t Type) known() bool {
 	switch t {
 	case RunStarted, WaveReady, StopRequested, RunStopped, RunFinished, RunFailed,
-		CompensateStarted, Compensated, Resumed:
+		CompensateStarted, Compensated, Resumed, ChecksSkipped, CheckStarted, CheckFinished:
 		return true
 	}
 	return t.stepScoped()

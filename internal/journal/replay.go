@@ -79,6 +79,8 @@ func (s *State) applyRun(r Record) error {
 		s.Status, s.Compensating = StatusCompensated, false
 	case Resumed:
 		return s.resume(r)
+	case ChecksSkipped, CheckStarted, CheckFinished:
+		s.applyCheck(r)
 	}
 	return nil
 }
@@ -89,6 +91,7 @@ func (s *State) resume(r Record) error {
 		return fmt.Errorf("resumes run %q in the journal of run %q", r.Run, s.Run)
 	}
 	s.Status, s.Holder, s.Error, s.StopRequested = StatusRunning, r.Holder, "", false
+	s.Checks, s.ChecksSkipped = nil, false
 	return nil
 }
 

@@ -48,6 +48,11 @@ type State struct {
 	StopRequested bool
 	// Compensating is set by CompensateStarted and cleared by Compensated.
 	Compensating bool
+	// Checks are the results of the checks the run's latest session (since
+	// RunStarted or the latest Resumed) ran, in order; ChecksSkipped says
+	// that session skipped them instead. A resumed run runs them again.
+	Checks        []Check
+	ChecksSkipped bool
 }
 
 // StepState is what the journal says about one plan step.

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -41,6 +42,10 @@ type Input struct {
 	// container images are not pinned by digest; without it each such
 	// image is a warning of its step.
 	RequirePinnedImages bool
+	// Wait is the release's readiness policy for objects without a
+	// piceli.dev/wait annotation: spec.WaitReady (also when empty) or
+	// spec.WaitNone. An object's annotation beats it.
+	Wait string
 }
 
 // DefaultParallel is how many reads and dry-runs a plan keeps in flight
@@ -92,13 +97,15 @@ type maker struct {
 // delete are listed in Plan.Kept with the reason. It writes nothing to the
 // cluster. Bad input (unresolvable kinds, a dependency cycle, an object
 // the server rejects, a namespace or an unpinned image Input does not
-// allow) is an error naming the object.
+// allow, a piceli.dev/wait annotation other than "true" or "false") is an
+// error naming the object. Each step records whether apply waits for its
+// object (Step.NoWait).
 func Make(ctx context.Context, c *kube.Client, in Input, opts Options) (*Plan, error) {
 	m, err := newMaker(c, in, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.checkImages(); err != nil {
+	if err := errors.Join(m.checkImages(), m.checkWaits()); err != nil {
 		return nil, err
 	}
 	id, err := c.Identity(ctx)

@@ -77,6 +77,10 @@ type Step struct {
 	// Warnings are what a person should know before approving the step
 	// that does not block it. Not hashed.
 	Warnings []string `json:"warnings,omitempty"`
+	// NoWait, when set, says why apply writes the object without waiting
+	// for it to be ready; empty means it waits (deletes never do). Hashed:
+	// approving a plan approves which objects it does not wait for.
+	NoWait NoWaitReason `json:"noWait,omitempty"`
 }
 
 // Observed is what the planner saw of a step's object in the cluster. Apply

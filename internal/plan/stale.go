@@ -58,6 +58,16 @@ func stepStale(a, f Step, present bool) string {
 		return "a field the plan sets was changed since the plan"
 	case a.Action != f.Action:
 		return fmt.Sprintf("the action is now %s, not %s", f.Action, a.Action)
+	case a.NoWait != f.NoWait:
+		return fmt.Sprintf("the readiness policy changed ([release] wait in release.toml): the plan %s, now it %s", waits(a), waits(f))
 	}
 	return ""
+}
+
+// waits says whether apply waits for a step's object.
+func waits(s Step) string {
+	if s.NoWait == "" {
+		return "waits for it"
+	}
+	return "does not wait for it (" + s.NoWait.Explain() + ")"
 }

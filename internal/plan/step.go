@@ -63,6 +63,7 @@ func (m *maker) newStep(i int) Step {
 		Origin:     o.Origin,
 		Manifest:   m.dig.Sealed(o.Object),
 		Warnings:   imageWarnings(o.Object),
+		NoWait:     noWait(o.Object, m.in.Wait),
 	}
 	s.Desired = m.dig.Of(s.Manifest)
 	return s

@@ -20,8 +20,9 @@ var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35
 
 // WriteText prints a plan for people: a summary line and the namespaces it
 // writes to, then each wave with its steps and their changed fields, then
-// the undeclared objects it keeps and why, the warnings and what blocks the
-// plan. Secret values never appear: the plan holds none.
+// the objects apply does not wait for and why, the undeclared objects it
+// keeps and why, the warnings and what blocks the plan. Secret values
+// never appear: the plan holds none.
 func WriteText(w io.Writer, p *Plan, opts TextOptions) {
 	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, Summary(p))
 	if len(p.Namespaces) > 0 {
@@ -31,6 +32,12 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) {
 		fmt.Fprintf(w, "\nwave %d: %s\n", n+1, wv.Stage)
 		for _, i := range wv.Nodes {
 			writeStep(w, p.Steps[i], opts)
+		}
+	}
+	if nw := p.NotWaited(); len(nw) > 0 {
+		fmt.Fprintf(w, "\napplied without waiting for readiness (%d):\n", len(nw))
+		for _, line := range nw {
+			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
 	if len(p.Kept) > 0 {

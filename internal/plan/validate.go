@@ -39,6 +39,10 @@ func validStep(s Step) error {
 		return fmt.Errorf("%s without a desired manifest", s.Action)
 	case len(s.Conflicts) > 0 && s.Blocked == "":
 		return errors.New("conflicts without a blocked reason")
+	case s.NoWait != "" && (s.Action == Delete || s.Ref.Kind == "CustomResourceDefinition"):
+		return fmt.Errorf("%s of a %s that is not waited for", s.Action, s.Ref.Kind)
+	case s.NoWait != "" && s.NoWait != NoWaitAnnotated && s.NoWait != NoWaitRelease:
+		return fmt.Errorf("unknown reason not to wait %q", s.NoWait)
 	}
 	switch s.Action {
 	case Create, Update, NoOp, Adopt, Replace, Delete:

@@ -10,12 +10,19 @@ const (
 	WaveStarted  Kind = "wave-started"  // Wave, Waves, Stage, Objects
 	StepStarted  Kind = "step-started"  // Wave, Ref, Action
 	StepFinished Kind = "step-finished" // Wave, Ref, Action, Result, Error
+	WaitSkipped  Kind = "wait-skipped"  // Wave, Ref, Action, Message: a step of the wave whose readiness is not waited for, and why
 	Waiting      Kind = "waiting"       // Wave, Pending, Total, Names, What
 	WaveReady    Kind = "wave-ready"    // Wave, Waves, Objects
 	Settled      Kind = "settled"       // Ref, Result: an in-doubt step read back from the cluster
 	Compensating Kind = "compensating"  // Ref, Result: one completed step being undone
 	Note         Kind = "note"          // Message
 	RunFinished  Kind = "run-finished"  // Run, Status, Revision, Error
+)
+
+// The kinds of event of a run's checks, which run after its last wave.
+const (
+	CheckStarted  Kind = "check-started"  // Check, What (its kind)
+	CheckFinished Kind = "check-finished" // Check, What, Result (passed or failed), DurationMS, Error
 )
 
 // Event is one thing a run did. Only the fields its Kind names are set; the
@@ -45,6 +52,11 @@ type Event struct {
 	Total   int      `json:"total,omitempty"`
 	Names   []string `json:"names,omitempty"`
 	What    string   `json:"what,omitempty"`
+
+	// Check names a post-release check (check-started, check-finished);
+	// DurationMS is how long it took, every attempt included.
+	Check      string `json:"check,omitempty"`
+	DurationMS int64  `json:"durationMs,omitempty"`
 
 	Status   string `json:"status,omitempty"`   // how a run ended: finished, failed, stopped, compensated
 	Revision int    `json:"revision,omitempty"` // the revision a finished run became

@@ -18,8 +18,8 @@ const maxDiagnosis = 10
 
 var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 
-// diagnose fills the Diagnosis of objects idx from their pods, reading in
-// parallel under a deadline of its own (the wait's may have passed).
+// diagnose fills the Diagnosis of objects idx, reading in parallel under a
+// deadline of its own (the wait's may have passed).
 func (w *waiter) diagnose(ctx context.Context, idx []int) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), diagnoseTimeout)
 	defer cancel()
@@ -30,8 +30,22 @@ func (w *waiter) diagnose(ctx context.Context, idx []int) {
 	})
 }
 
-// explain returns the Diagnose lines of obj's pods, at most maxDiagnosis.
+// explain says why obj is not ready: for a LoadBalancer Service, that no
+// address was assigned; for a PersistentVolumeClaim, why no volume bound
+// it; for anything else, what its pods say.
 func (w *waiter) explain(ctx context.Context, obj *unstructured.Unstructured) []string {
+	switch kindKey(obj) {
+	case "Service":
+		return loadBalancerLines(obj)
+	case "PersistentVolumeClaim":
+		return w.explainClaim(ctx, obj)
+	}
+	return w.explainPods(ctx, obj)
+}
+
+// explainPods returns the Diagnose lines of obj's pods, at most
+// maxDiagnosis.
+func (w *waiter) explainPods(ctx context.Context, obj *unstructured.Unstructured) []string {
 	pods, err := podsOf(ctx, w.c.Resource(podsResource).Namespace(obj.GetNamespace()), obj)
 	if err != nil {
 		return []string{"list pods: " + err.Error()}

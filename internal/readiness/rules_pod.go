@@ -42,7 +42,10 @@ func podFailure(obj *unstructured.Unstructured) string {
 	return "pod failed: " + c.explain()
 }
 
-// crashLooping names the containers waiting in CrashLoopBackOff.
+// crashLooping names the containers waiting in CrashLoopBackOff, and those
+// that failed again after a restart: a kubelet (v1.36 seen) may keep such a
+// container Terminated through its whole back-off and never report
+// CrashLoopBackOff.
 func crashLooping(obj *unstructured.Unstructured) []string {
 	var names []string
 	for _, field := range []string{"initContainerStatuses", "containerStatuses"} {
@@ -50,7 +53,9 @@ func crashLooping(obj *unstructured.Unstructured) []string {
 		for _, item := range list {
 			m, _ := item.(map[string]any)
 			reason, _, _ := unstructured.NestedString(m, "state", "waiting", "reason")
-			if reason == "CrashLoopBackOff" {
+			exit, _, _ := unstructured.NestedInt64(m, "state", "terminated", "exitCode")
+			restarts, _, _ := unstructured.NestedInt64(m, "restartCount")
+			if reason == "CrashLoopBackOff" || (exit != 0 && restarts > 0) {
 				names = append(names, str(m, "name"))
 			}
 		}

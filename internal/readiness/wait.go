@@ -74,8 +74,11 @@ type Object struct {
 	Target Target
 	Ref    object.Ref // read from the live object once seen, else Target.Ref()
 	Result Result
-	// Diagnosis explains, when Wait fails, why the pods of a workload (or a
-	// Pod target) that is not current cannot start: see Diagnose.
+	// Diagnosis explains, when Wait fails, why an object that is not
+	// current is not: why the pods of a workload (or a Pod target) cannot
+	// start (see Diagnose), that a LoadBalancer Service got no address, or
+	// why no volume bound a PersistentVolumeClaim (its StorageClass is
+	// missing or idle, or the cluster has no default).
 	Diagnosis []string
 }
 
@@ -89,9 +92,11 @@ type Report struct {
 // parallel (a current target is not read again); a target not found or
 // unreadable is retried until the timeout. On failure or timeout the
 // returned *NotReadyError names each object that is not current, with its
-// status message and, for workloads, the Diagnose lines of their pods
-// (found through spec.selector.matchLabels in the workload's namespace).
-// The Report is filled in either case. Wait writes nothing to the cluster.
+// status message and its Diagnosis: for workloads, the Diagnose lines of
+// their pods (found through spec.selector.matchLabels in the workload's
+// namespace); for LoadBalancer Services and PersistentVolumeClaims, what
+// the cluster did not do for them (reading its StorageClasses). The Report
+// is filled in either case. Wait writes nothing to the cluster.
 func Wait(ctx context.Context, c dynamic.Interface, targets []Target, opts WaitOptions) (Report, error) {
 	w := newWaiter(c, targets, opts.withDefaults())
 	waitCtx, cancel := context.WithTimeoutCause(ctx, w.opts.Timeout, errTimeout)

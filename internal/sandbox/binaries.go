@@ -17,6 +17,10 @@ const (
 	BinKwok                  = "kwok"
 	BinKwokctl               = "kwokctl"
 	BinKwokStages            = "kwok-stages"
+	// The real node's: the kubelet and the static pause executable packed
+	// into its sandbox image.
+	BinKubelet = "kubelet"
+	BinPause   = "pause"
 )
 
 // ErrBinariesMissing reports that the binary cache lacks some binaries and
@@ -49,11 +53,21 @@ func (b Binaries) Path(name string) string {
 	return filepath.Join(b.Dir, name)
 }
 
-// Missing lists the binaries that are not executable files in Dir, in the
-// order they are built.
-func (b Binaries) Missing() []string {
+// Missing lists the control plane's binaries that are not executable files
+// in Dir, in the order they are built. The real node's are not among them:
+// see MissingRealNode.
+func (b Binaries) Missing() []string { return b.missing(false) }
+
+// MissingRealNode lists the real node's binaries (kubelet, pause) that are
+// not executable files in Dir.
+func (b Binaries) MissingRealNode() []string { return b.missing(true) }
+
+func (b Binaries) missing(realNode bool) []string {
 	var missing []string
 	for _, g := range buildGroups {
+		if g.realNode != realNode {
+			continue
+		}
 		for _, name := range g.binaries {
 			if !isExecutable(b.Path(name)) {
 				missing = append(missing, name)

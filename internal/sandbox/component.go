@@ -30,7 +30,11 @@ type ownComponent struct {
 // ownStarters start the sandbox's own components after the control plane is
 // up, in order; each records what it starts with startOwn.
 func (s *Sandbox) ownStarters() []func(context.Context) error {
-	return nil
+	starters := []func(context.Context) error{s.startAgent}
+	if s.opts.RealNode {
+		starters = append(starters, s.startRealNode)
+	}
+	return starters
 }
 
 // startOwnComponents runs every starter in order.

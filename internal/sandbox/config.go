@@ -45,9 +45,18 @@ type extraArg struct {
 	Override bool   `json:"override"`
 }
 
+// clientRate raises a component's API client rate limit. kwokctl adds the
+// flags (Override false): it passes neither.
+func clientRate(component string) componentPatch {
+	return componentPatch{Name: component, ExtraArgs: []extraArg{
+		{Key: "kube-api-qps", Value: "500"}, {Key: "kube-api-burst", Value: "1000"},
+	}}
+}
+
 // renderConfig returns the kwokctl configuration for a sandbox using bins:
 // binary runtime, every component bound to 127.0.0.1, the kwok controller
-// reporting 127.0.0.1 as node IP, and port-forward and logs CRDs enabled,
+// reporting 127.0.0.1 as node IP and managing only the nodes annotated
+// KwokNodeAnnotation=fake, and port-forward and logs CRDs enabled,
 // followed by stages as further YAML documents. kwokctl loads only those
 // stages once any is given, so they must include kwok's defaults (see
 // sandboxStages).
@@ -68,9 +77,20 @@ func renderConfig(bins Binaries, stages []stage) ([]byte, error) {
 			KwokControllerBinary:        bins.Path(BinKwok),
 		},
 		ComponentsPatches: []componentPatch{{
-			Name:      "kwok-controller",
-			ExtraArgs: []extraArg{{Key: "node-ip", Value: LoopbackIP, Override: true}},
-		}},
+			Name: "kwok-controller",
+			ExtraArgs: []extraArg{
+				{Key: "node-ip", Value: LoopbackIP, Override: true},
+				// Only the fake nodes, from the start: kwok managing every
+				// node would take over a real one (its addresses, lease and
+				// pods), and restarting kwok later leaves fake pods Pending.
+				{Key: "manage-all-nodes", Value: "false", Override: true},
+				{Key: "manage-nodes-with-annotation-selector", Value: KwokNodeAnnotation + "=fake"},
+			},
+		},
+			// The default 20 requests a second let 300 one-replica
+			// Deployments take 70 s to become Available; at 500, 18 s.
+			clientRate("kube-controller-manager"), clientRate("kube-scheduler"),
+		},
 	}
 	out, err := yaml.Marshal(cfg)
 	if err != nil {

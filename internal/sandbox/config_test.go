@@ -3,6 +3,9 @@ package sandbox
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
 )
 
 // The kwokctl config binds everything to loopback, gives kwok the loopback
@@ -16,7 +19,6 @@ func TestRenderConfigIsLoopbackOnly(t *testing.T) {
 		"kind: KwokctlConfiguration",
 		"bindAddress: 127.0.0.1",
 		"runtime: binary",
-		"- key: node-ip\n    override: true\n    value: 127.0.0.1\n  name: kwok-controller",
 		"- PortForward\n  - Logs\n  - ClusterPortForward\n  - ClusterLogs",
 		"kubeApiserverBinary: /cache/bin/kube-apiserver",
 		"kwokControllerBinary: /cache/bin/kwok",
@@ -25,6 +27,46 @@ func TestRenderConfigIsLoopbackOnly(t *testing.T) {
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("renderConfig() lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// kwok is told the loopback node IP and to manage only the fake nodes, so a
+// real node registered beside them stays the kubelet's.
+func TestRenderConfigKwokManagesOnlyFakeNodes(t *testing.T) {
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg kwokctlConfig
+	if err := yaml.Unmarshal(out, &cfg); err != nil {
+		t.Fatalf("decode renderConfig(): %v\n%s", err, out)
+	}
+	want := componentPatch{Name: "kwok-controller", ExtraArgs: []extraArg{
+		{Key: "node-ip", Value: "127.0.0.1", Override: true},
+		{Key: "manage-all-nodes", Value: "false", Override: true},
+		{Key: "manage-nodes-with-annotation-selector", Value: "kwok.x-k8s.io/node=fake"},
+	}}
+	if len(cfg.ComponentsPatches) == 0 {
+		t.Fatalf("renderConfig() has no components patches:\n%s", out)
+	}
+	if diff := cmp.Diff(want, cfg.ComponentsPatches[0]); diff != "" {
+		t.Errorf("renderConfig() kwok-controller patch (-want +got):\n%s", diff)
+	}
+}
+
+// The controller-manager and scheduler get client rate flags added (not
+// overridden: kwokctl passes none, and an override of a missing flag is
+// dropped with a warning).
+func TestRenderConfigRaisesClientRates(t *testing.T) {
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, component := range []string{"kube-controller-manager", "kube-scheduler"} {
+		want := "- extraArgs:\n  - key: kube-api-qps\n    override: false\n    value: \"500\"\n  - key: kube-api-burst\n    override: false\n    value: \"1000\"\n  name: " + component + "\n"
+		if !strings.Contains(string(out), want) {
+			t.Errorf("renderConfig() lacks the client rate of %s:\n%s", component, out)
 		}
 	}
 }

@@ -4,8 +4,18 @@
 // It builds and caches the pinned binaries, starts and stops named sandboxes,
 // writes their kubeconfig files and reports their processes.
 //
-// kwok plays every kubelet: by default a pod becomes Running and Ready as
-// soon as it is scheduled. A pod annotated SimulateAnnotation
+// Beside kwokctl's processes a sandbox runs an agent of its own (RunAgent,
+// started by Up when Options.Agent names a command): the provisioner of the
+// default StorageClass StorageClassName, which binds claims to hostPath
+// volumes under Layout.VolumeDir and removes them with their claims, and a
+// controller that gives LoadBalancer Services the ingress address
+// 127.0.0.1. It listens on nothing. Fake nodes take NodePods pods each.
+//
+// kwok plays every kubelet but one: a sandbox started with
+// Options.RealNode also has RealNodeName, a kubelet with Debian's containerd
+// and runc whose pods really run (see realnode.go), on a bridge with no way
+// off the machine; Load imports images into it. On kwok's nodes, by default
+// a pod becomes Running and Ready as soon as it is scheduled. A pod annotated SimulateAnnotation
 // (piceli.dev/kwok-simulate) never starts instead:
 //
 //   - image-pull-backoff: it stays Pending, its containers waiting in

@@ -50,6 +50,11 @@ func (s *Sandbox) stop(ctx context.Context) (bool, error) {
 	if !isExecutable(s.bins.Path(BinKwokctl)) {
 		return true, fmt.Errorf("kwokctl missing from %s: %s", s.bins.Dir, BuildHint(s.bins.Dir))
 	}
+	// The real node before all else, and nothing removed while it fails:
+	// its mounts may still be under the cluster directory.
+	if err := s.stopRealNode(ctx); err != nil {
+		return true, fmt.Errorf("stop the real node: %w", err)
+	}
 	// Own components first: they talk to the control plane, not it to them.
 	ownErr := s.stopOwn(ctx)
 	// kwokctl removes the context from the kubeconfig it is given and fails

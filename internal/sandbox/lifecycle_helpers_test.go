@@ -18,16 +18,22 @@ type testProgress struct{ t testing.TB }
 func (p testProgress) Step(line string) { p.t.Log(line) }
 
 // openExtra opens a sandbox with a unique name in a temporary directory,
-// beside the running one, using the cached binaries. It is stopped when the
-// test ends.
-func openExtra(t *testing.T) *sandbox.Sandbox {
+// beside the running one, using the cached binaries, with an agent run by
+// this test binary; edits change its options. It is stopped when the test
+// ends.
+func openExtra(t *testing.T, edits ...func(*sandbox.Options)) *sandbox.Sandbox {
 	t.Helper()
-	sb, err := sandbox.Open(sandbox.Options{
+	opts := sandbox.Options{
 		Name:     fmt.Sprintf("t%d", time.Now().UnixNano()%1_000_000_000),
 		Dir:      t.TempDir(),
 		ToolsDir: os.DevNull, // never build from a test: the cache must be warm
 		Progress: testProgress{t},
-	})
+		Agent:    sandboxtest.AgentCommand(),
+	}
+	for _, edit := range edits {
+		edit(&opts)
+	}
+	sb, err := sandbox.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

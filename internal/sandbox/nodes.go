@@ -23,12 +23,19 @@ const (
 // NodeName is the name of the i-th fake node of every sandbox.
 func NodeName(i int) string { return fmt.Sprintf("kwok-node-%d", i) }
 
-// fakeNode is a node kwok manages, reachable only at 127.0.0.1.
-func fakeNode(name string) *corev1.Node {
+// NodePods is how many pods each fake node takes. Its pods run nothing, so
+// CPU, memory and storage are sized to match: a pod's requests never stop
+// it from being scheduled before the pod count does.
+const NodePods = 1000
+
+// fakeNode is a node kwok manages, reachable only at 127.0.0.1, carrying
+// taints.
+func fakeNode(name string, taints []corev1.Taint) *corev1.Node {
 	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("32"),
-		corev1.ResourceMemory: resource.MustParse("256Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
+		corev1.ResourceCPU:              resource.MustParse("1000"),
+		corev1.ResourceMemory:           resource.MustParse("4Ti"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("10Ti"),
+		corev1.ResourcePods:             *resource.NewQuantity(NodePods, resource.DecimalSI),
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
@@ -39,6 +46,7 @@ func fakeNode(name string) *corev1.Node {
 				"kubernetes.io/arch": "amd64", "type": "kwok",
 			},
 		},
+		Spec: corev1.NodeSpec{Taints: taints},
 		Status: corev1.NodeStatus{
 			Capacity:    capacity,
 			Allocatable: capacity,
@@ -53,12 +61,12 @@ func fakeNode(name string) *corev1.Node {
 	}
 }
 
-// ensureNodes creates the fake nodes that do not exist yet.
-func ensureNodes(ctx context.Context, cs kubernetes.Interface, count int) ([]string, error) {
+// ensureNodes creates the fake nodes that do not exist yet, with taints.
+func ensureNodes(ctx context.Context, cs kubernetes.Interface, count int, taints []corev1.Taint) ([]string, error) {
 	names := make([]string, count)
 	for i := range names {
 		names[i] = NodeName(i)
-		_, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(names[i]), metav1.CreateOptions{})
+		_, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(names[i], taints), metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("create Node/%s: %w", names[i], err)
 		}

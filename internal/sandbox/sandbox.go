@@ -21,13 +21,30 @@ type Options struct {
 	// binaries; zero means searching upwards from the working directory.
 	// When none is found, Up fails with ErrBinariesMissing.
 	ToolsDir string
-	// Nodes is how many fake nodes Up creates; zero means 1.
+	// Nodes is how many fake nodes Up creates; zero means 1, or none when
+	// RealNode is set.
 	Nodes int
+	// RealNode adds a real node, RealNodeName: containerd, runc and a
+	// kubelet running the pods' containers as processes of this machine
+	// (root and Debian packages needed: see CheckRealNodeHost). Fake nodes
+	// are then tainted so that only pods tolerating it land there.
+	RealNode bool
 	// Timeout bounds starting the components and waiting for Ready nodes;
 	// zero means 2 minutes. Building binaries is not bounded by it.
 	Timeout time.Duration
 	// Progress receives a line per step; nil discards.
 	Progress Progress
+	// Agent is the command line that runs the sandbox agent (the default
+	// StorageClass's provisioner and the load-balancer address keeper,
+	// see RunAgent): a program that parses AgentOptions.RegisterFlags'
+	// flags after these arguments and calls RunAgent. The piceli binary
+	// does this as `piceli sandbox agent`. Nil means no agent: claims of
+	// the default class stay Pending and LoadBalancer Services get no
+	// address.
+	Agent []string
+	// NoLoadBalancer starts the agent without its load-balancer part, for
+	// a cluster that behaves like one without a load-balancer controller.
+	NoLoadBalancer bool
 }
 
 // Sandbox is one named local control plane. Methods start, stop and inspect
@@ -45,6 +62,9 @@ func Open(opts Options) (*Sandbox, error) {
 	}
 	if opts.Nodes <= 0 {
 		opts.Nodes = 1
+		if opts.RealNode {
+			opts.Nodes = 0
+		}
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 2 * time.Minute

@@ -28,6 +28,9 @@ type Status struct {
 	Server     string            `json:"server,omitempty"`
 	Components []ComponentStatus `json:"components"`
 	Nodes      []NodeStatus      `json:"nodes,omitempty"`
+	// RealNode is set while the sandbox has a real node (or has not torn
+	// one down).
+	RealNode *RealNodeInfo `json:"realNode,omitempty"`
 }
 
 // ComponentStatus is one process of a sandbox.
@@ -56,6 +59,9 @@ func (s *Sandbox) Status(ctx context.Context) (Status, error) {
 		return st, fmt.Errorf("status of sandbox %q: %w", s.layout.Name, err)
 	}
 	st.Components = s.components(ctx, procs)
+	if real, ok, err := s.RealNode(); err == nil && ok {
+		st.RealNode = &real
+	}
 	st.Running = len(procs) > 0 && allRunning(st.Components) && s.apiReady(ctx) == nil
 	if !st.Running {
 		return st, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +20,14 @@ type Info struct {
 	Context    string   // its only context, kwok-<name>
 	Server     string   // API server URL, always on 127.0.0.1
 	Nodes      []string // fake nodes, all Ready
-	Reused     bool     // it was already running and healthy; nothing was started
+	// RealNode is RealNodeName, Ready, when the sandbox has a real node
+	// (Options.RealNode), else "".
+	RealNode string
+	// Containerd is the address of the real node's containerd ("unix://"
+	// and its socket, namespace k8s.io), where its images are imported;
+	// "" without a real node.
+	Containerd string
+	Reused     bool // it was already running and healthy; nothing was started
 }
 
 // Up starts the sandbox unless it is already running and healthy, builds
@@ -28,6 +36,9 @@ type Info struct {
 // is cheap and changes nothing but the kubeconfig file.
 func (s *Sandbox) Up(ctx context.Context) (Info, error) {
 	if err := s.ensureBinaries(ctx); err != nil {
+		return Info{}, fmt.Errorf("start sandbox %q: %w", s.layout.Name, err)
+	}
+	if err := s.realNodePreflight(); err != nil {
 		return Info{}, fmt.Errorf("start sandbox %q: %w", s.layout.Name, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
@@ -47,13 +58,14 @@ func (s *Sandbox) Up(ctx context.Context) (Info, error) {
 func (s *Sandbox) up(ctx context.Context) (Info, error) {
 	if s.healthy(ctx) {
 		stepf(s.opts.Progress, "sandbox %q is already running", s.layout.Name)
+		s.noteMissingAgent()
 		return s.ready(ctx, true)
 	}
 	if err := s.clearStale(ctx); err != nil {
 		return Info{}, err
 	}
 	start := time.Now()
-	if err := s.create(ctx); err != nil {
+	if err := s.createSettled(ctx); err != nil {
 		return Info{}, s.undo(err)
 	}
 	if err := s.startOwnComponents(ctx); err != nil {
@@ -82,6 +94,9 @@ func (s *Sandbox) undo(cause error) error {
 // and otherwise says how to get them.
 func (s *Sandbox) ensureBinaries(ctx context.Context) error {
 	missing := s.bins.Missing()
+	if s.opts.RealNode {
+		missing = append(missing, s.bins.MissingRealNode()...)
+	}
 	if len(missing) == 0 {
 		return nil
 	}
@@ -182,14 +197,19 @@ func (s *Sandbox) ready(ctx context.Context, reused bool) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("connect to sandbox: %w", err)
 	}
-	nodes, err := ensureNodes(ctx, cs, s.opts.Nodes)
+	rn, err := s.realNodeOf()
 	if err != nil {
 		return Info{}, err
 	}
-	stepf(s.opts.Progress, "wait for %s to be Ready", strings.Join(nodes, ", "))
-	if err := waitNodesReady(ctx, cs, nodes); err != nil {
+	nodes, err := ensureNodes(ctx, cs, s.opts.Nodes, rn.fakeNodeTaints())
+	if err != nil {
 		return Info{}, err
 	}
+	all := append(slices.Clone(nodes), rn.nodes()...)
+	stepf(s.opts.Progress, "wait for %s to be Ready", strings.Join(all, ", "))
+	if err := waitNodesReady(ctx, cs, all); err != nil {
+		return Info{}, rn.explain(cs, s.layout, err)
+	}
 	return Info{Name: s.layout.Name, Kubeconfig: s.layout.Kubeconfig(), Context: s.layout.Context(),
-		Server: server, Nodes: nodes, Reused: reused}, nil
+		Server: server, Nodes: nodes, RealNode: rn.Name, Containerd: rn.containerd(), Reused: reused}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pynenc/piceli/internal/sandbox"
 )
 
 // A second Up of a healthy sandbox starts nothing: same processes, same
@@ -23,7 +25,7 @@ func TestUpTwiceIsIdempotent(t *testing.T) {
 	if diff := cmp.Diff(before, pids(status(t, sb))); diff != "" {
 		t.Fatalf("component pids changed across a second Up (-before +after):\n%s", diff)
 	}
-	if len(before) != 5 {
-		t.Fatalf("components = %v, want etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok-controller", before)
+	if len(before) != 6 || before[sandbox.AgentName] == 0 {
+		t.Fatalf("components = %v, want etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok-controller, %s", before, sandbox.AgentName)
 	}
 }

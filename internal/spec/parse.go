@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,13 +11,25 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
+// MaxFileSize bounds release.toml; a larger file is refused before it is
+// parsed (a 36 MiB one took 20 seconds and 1.2 GB to parse).
+const MaxFileSize = 1 << 20
+
 // Load reads and validates the release.toml at path. Errors about the
 // content are *Error values (joined when there are several) naming path as
-// given, the line and the key.
+// given, the line and the key; so is a file larger than MaxFileSize.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load release spec: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("load release spec: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("file is larger than %d MiB", MaxFileSize>>20)}
 	}
 	return Parse(path, data)
 }
@@ -60,7 +73,7 @@ type parser struct {
 type decoded struct {
 	target  rawTarget
 	release rawRelease
-	images  map[string]string
+	images  map[string]rawImage
 	values  map[string]string
 	checks  []rawCheck
 	failed  bool // a type error was recorded

@@ -30,19 +30,54 @@ type rawRelease struct {
 	Prune               bool    `toml:"prune"`
 	OnFailure           *string `toml:"on_failure"`
 	ReadyTimeout        *string `toml:"ready_timeout"`
+	Wait                *string `toml:"wait"`
+}
+
+// rawImage is one [images] entry: a reference string, or an inline table
+// { build = "NAME", registry = "HOST" } naming an image of the build.toml
+// beside the spec. It keeps the value as decoded; images validates it.
+type rawImage struct{ value any }
+
+// UnmarshalTOML keeps the value for images to check.
+func (r *rawImage) UnmarshalTOML(v any) error {
+	r.value = v
+	return nil
 }
 
 type rawCheck struct {
-	Name *string  `toml:"name"`
-	HTTP *rawHTTP `toml:"http"`
-	TCP  *rawTCP  `toml:"tcp"`
+	Name    *string     `toml:"name"`
+	Timeout *string     `toml:"timeout"`
+	Retries *int        `toml:"retries"`
+	Backoff *string     `toml:"backoff"`
+	HTTP    *rawHTTP    `toml:"http"`
+	TCP     *rawTCP     `toml:"tcp"`
+	Command *rawCommand `toml:"command"`
+	Job     *rawJob     `toml:"job"`
 }
 
 type rawHTTP struct {
-	Service      *string `toml:"service"`
-	Port         *int    `toml:"port"`
-	Path         *string `toml:"path"`
-	ExpectStatus *int    `toml:"expect_status"`
+	Service      *string           `toml:"service"`
+	Port         *int              `toml:"port"`
+	Path         *string           `toml:"path"`
+	ExpectStatus *int              `toml:"expect_status"`
+	Method       *string           `toml:"method"`
+	Headers      map[string]string `toml:"headers"`
+	BodyContains *string           `toml:"body_contains"`
+	BodyRegexp   *string           `toml:"body_regexp"`
+}
+
+type rawCommand struct {
+	Run      []string `toml:"run"`
+	Dir      *string  `toml:"dir"`
+	Services []string `toml:"services"`
+}
+
+type rawJob struct {
+	From        *string           `toml:"from"`
+	Image       *string           `toml:"image"`
+	Command     []string          `toml:"command"`
+	Args        []string          `toml:"args"`
+	Annotations map[string]string `toml:"annotations"`
 }
 
 type rawTCP struct {
@@ -54,8 +89,11 @@ type rawTCP struct {
 var knownKeys = map[string]string{
 	"":            "target, release, images, values, checks",
 	"target":      "kubeconfig, context, namespace, namespaces",
-	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout",
-	"checks":      "name, http, tcp",
-	"checks.http": "service, port, path, expect_status",
+	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout, wait",
+	"checks":      "name, timeout, retries, backoff, http, tcp, command, job",
+	"checks.http": "service, port, path, expect_status, method, headers, body_contains, body_regexp",
 	"checks.tcp":  "service, port",
+
+	"checks.command": "run, dir, services",
+	"checks.job":     "from, image, command, args, annotations",
 }

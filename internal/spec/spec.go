@@ -10,6 +10,14 @@ const DefaultStateDir = ".piceli-release"
 const (
 	OnFailureStop       = "stop"
 	OnFailureCompensate = "compensate"
+	OnFailureRollback   = "rollback"
+)
+
+// The readiness policies of [release] wait: the default for objects that
+// do not say otherwise with the piceli.dev/wait annotation.
+const (
+	WaitReady = "ready" // wait for each object to be ready before the next wave
+	WaitNone  = "none"  // apply in order, wait only for objects annotated "true"
 )
 
 // Spec is a validated release.toml. Every path in it is absolute.
@@ -19,8 +27,22 @@ type Spec struct {
 	Target  Target
 	Release Release
 	Images  map[string]string // image key -> reference, never nil
-	Values  map[string]string // value key -> value, never nil
-	Checks  []Check
+	// Builds are the [images] taken from a build: image key -> the image
+	// of the build.toml beside the spec. A key is in Images or
+	// here, not both; nil when there are none. The release resolves them
+	// to digests.
+	Builds map[string]ImageBuild
+	Values map[string]string // value key -> value, never nil
+	Checks []Check
+}
+
+// ImageBuild is an [images] entry written { build = "NAME" }: the image
+// NAME of the build.toml beside the spec, referenced by the digest its
+// layout holds. Registry, when set, replaces the layout's registry host in
+// the reference (for images pushed to a registry the nodes pull from).
+type ImageBuild struct {
+	Image    string
+	Registry string
 }
 
 // Target names the cluster a release goes to. Piceli never falls back to
@@ -53,11 +75,17 @@ type Release struct {
 	// unless the live object is annotated piceli.dev/prune: "allow".
 	Prune bool
 	// OnFailure is what a failed apply does: OnFailureStop (the default)
-	// leaves it resumable, OnFailureCompensate undoes its completed steps.
+	// leaves it resumable, OnFailureCompensate undoes its completed steps,
+	// OnFailureRollback leaves it failed and rolls the release back to its
+	// latest revision. A failing check fails the run like a failing wave.
 	OnFailure string
 	// ReadyTimeout bounds the readiness wait of each apply wave; zero means
 	// the engine's default (5 minutes).
 	ReadyTimeout time.Duration
+	// Wait is the readiness policy of objects without a piceli.dev/wait
+	// annotation: WaitReady (the default) or WaitNone. The annotation of
+	// an object always beats it.
+	Wait string
 }
 
 // CompositionKind says how a composition is loaded.
@@ -79,26 +107,4 @@ type Composition struct {
 	Kind CompositionKind
 	File string
 	Func string
-}
-
-// Check is a post-release check: exactly one of HTTP and TCP is set.
-// Checks are validated here and run elsewhere.
-type Check struct {
-	Name string
-	HTTP *HTTPCheck
-	TCP  *TCPCheck
-}
-
-// HTTPCheck requests Path on a Service port and expects a status code.
-type HTTPCheck struct {
-	Service      string
-	Port         int
-	Path         string // starts with "/"; defaults to "/"
-	ExpectStatus int    // 100-599; defaults to 200
-}
-
-// TCPCheck opens a connection to a Service port.
-type TCPCheck struct {
-	Service string
-	Port    int
 }

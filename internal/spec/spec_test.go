@@ -56,12 +56,15 @@ func TestParseGood(t *testing.T) {
 			Composition: Composition{Kind: CompositionGo, File: filepath.Join(dir, "infra.go"), Func: "Build"},
 			StateDir:    filepath.Join(dir, ".piceli-release"),
 			OnFailure:   OnFailureStop,
+			Wait:        WaitReady,
 		},
 		Images: map[string]string{"web": "docker.io/library/nginx@" + digest},
 		Values: map[string]string{"greeting": "hi"},
 		Checks: []Check{
-			{Name: "home page", HTTP: &HTTPCheck{Service: "web", Port: 80, Path: "/", ExpectStatus: 200}},
-			{Name: "tcp", TCP: &TCPCheck{Service: "web", Port: 80}},
+			{Name: "home page", Timeout: DefaultHTTPTimeout, Retries: DefaultNetworkRetries, Backoff: DefaultBackoff,
+				HTTP: &HTTPCheck{Service: "web", Port: 80, Path: "/", ExpectStatus: 200, Method: "GET"}},
+			{Name: "tcp", Timeout: DefaultTCPTimeout, Retries: DefaultNetworkRetries, Backoff: DefaultBackoff,
+				TCP: &TCPCheck{Service: "web", Port: 80}},
 		},
 	}
 	if diff := cmp.Diff(want, s); diff != "" {
@@ -75,7 +78,7 @@ func TestParseOptionalFields(t *testing.T) {
 	src := strings.Replace(good, `name = "hello"`, strings.Join([]string{
 		`name = "hello"`, `owner = "team-a"`, `field_manager = "fm"`,
 		`state_dir = "/var/state"`, `allow_unpinned_images = true`, `prune = true`,
-		`on_failure = "compensate"`, `ready_timeout = "90s"`,
+		`on_failure = "compensate"`, `ready_timeout = "90s"`, `wait = "none"`,
 	}, "\n"), 1)
 	src = strings.Replace(src, `"infra.go:Build"`, `"manifests/"`, 1)
 	src = strings.Replace(src, "@"+digest, ":latest", 1)
@@ -85,7 +88,7 @@ func TestParseOptionalFields(t *testing.T) {
 	}
 	want := Release{
 		Name: "hello", Owner: "team-a", FieldManager: "fm", StateDir: "/var/state", AllowUnpinnedImages: true, Prune: true,
-		OnFailure: OnFailureCompensate, ReadyTimeout: 90 * time.Second,
+		OnFailure: OnFailureCompensate, ReadyTimeout: 90 * time.Second, Wait: WaitNone,
 		Composition: Composition{Kind: CompositionFiles, File: filepath.Join(dir, "manifests")},
 	}
 	if diff := cmp.Diff(want, s.Release); diff != "" {
@@ -140,8 +143,8 @@ func TestParseBad(t *testing.T) {
 			[]string{`release.toml:22: checks[1].tcp.port: wrong type: want integer, have string`}},
 		{"malformed TOML names the line", `name = "hello"`, `name = "hello`,
 			[]string{`release.toml:7: invalid TOML: `}},
-		{"a check without http or tcp is refused", `http = { service = "web", port = 80, path = "/" }`, ``,
-			[]string{`release.toml:16: checks[0]: check "home page" sets neither http nor tcp`}},
+		{"a check without a kind is refused", `http = { service = "web", port = 80, path = "/" }`, ``,
+			[]string{`release.toml:16: checks[0]: check "home page" sets 0 of http, tcp, command and job; set exactly one`}},
 		{"a check port out of range names the check", `port = 80, path`, `port = 0, path`,
 			[]string{`release.toml:18: checks[0].http.port: check "home page": port 0 must be within 1-65535`}},
 		{"a check path without a slash is refused", `path = "/"`, `path = "health"`,
@@ -160,6 +163,12 @@ func TestParseBad(t *testing.T) {
 			[]string{`release.toml:5: target.namespaces: wrong type: want array, have string`}},
 		{"requiring and allowing unpinned images contradict", `name = "hello"`, `name = "hello"` + "\nallow_unpinned_images = true\nrequire_pinned_images = true",
 			[]string{`release.toml:9: release.require_pinned_images: contradicts release.allow_unpinned_images = true`}},
+		{"a wait policy other than ready or none names the key and line", `name = "hello"`, `name = "hello"` + "\nwait = \"false\"",
+			[]string{`release.toml:8: release.wait: "false": want "ready" or "none"`}},
+		{"a wait policy that is not a string is a type error", `name = "hello"`, `name = "hello"` + "\nwait = false",
+			[]string{`release.toml:8: release.wait: wrong type: want string, have boolean`}},
+		{"an empty wait policy is refused", `name = "hello"`, `name = "hello"` + "\nwait = \"\"",
+			[]string{`release.toml:8: release.wait: must not be empty; omit it for the default "ready"`}},
 		{"several errors are all reported", `name = "hello"`, `name = "Hello"` + "\nowner = \"\"",
 			[]string{`release.toml:7: release.name:`, `release.toml:8: release.owner: must not be empty`}},
 	}
@@ -235,7 +244,7 @@ func TestParseRefusesBadFailurePolicyAndTimeout(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	src := strings.Replace(good, `name = "hello"`, "name = \"hello\"\non_failure = \"retry\"\nready_timeout = \"soon\"", 1)
 	_, err := Parse("release.toml", []byte(src))
-	for _, want := range []string{`release.on_failure: "retry": want "stop" or "compensate"`, `release.ready_timeout: "soon": want a positive duration`} {
+	for _, want := range []string{`release.on_failure: "retry": want "stop", "compensate" or "rollback"`, `release.ready_timeout: "soon": want a positive duration`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse() error = %v, want it to contain %q", err, want)
 		}

@@ -12,11 +12,11 @@ import (
 // layout is the shape release.toml must have: the raw tables as typed Go
 // values, which typeErrors compares with the decoded document.
 type layout struct {
-	Target  rawTarget         `toml:"target"`
-	Release rawRelease        `toml:"release"`
-	Images  map[string]string `toml:"images"`
-	Values  map[string]string `toml:"values"`
-	Checks  []rawCheck        `toml:"checks"`
+	Target  rawTarget           `toml:"target"`
+	Release rawRelease          `toml:"release"`
+	Images  map[string]rawImage `toml:"images"`
+	Values  map[string]string   `toml:"values"`
+	Checks  []rawCheck          `toml:"checks"`
 }
 
 // typeErrors records a wrong-type error for every key of src whose TOML
@@ -41,6 +41,9 @@ func (p *parser) typeErrors(src string) bool {
 func (p *parser) checkType(key string, v any, t reflect.Type) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == reflect.TypeFor[rawImage]() {
+		return // a reference or a { build = ... } table: images checks it
 	}
 	if want := tomlKind(t); want != tomlKindOf(v) && !(want == "array of tables" && tomlKindOf(v) == "array") {
 		p.errs.add(key, "wrong type: want %s, have %s", want, tomlKindOf(v))

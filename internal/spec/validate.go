@@ -24,7 +24,7 @@ func (p *parser) spec(abs string, d *decoded) *Spec {
 	for k, v := range d.values {
 		s.Values[k] = v
 	}
-	s.Checks = p.checks(d.checks)
+	s.Checks = p.checks(d.checks, s)
 	return s
 }
 
@@ -169,6 +169,7 @@ func (p *parser) release(r rawRelease) Release {
 		Prune:               r.Prune,
 		OnFailure:           p.onFailure(r.OnFailure),
 		ReadyTimeout:        p.duration("release.ready_timeout", r.ReadyTimeout),
+		Wait:                p.wait(r.Wait),
 	}
 	p.releaseNames(rel)
 	if rel.AllowUnpinnedImages && rel.RequirePinnedImages {
@@ -180,8 +181,17 @@ func (p *parser) release(r rawRelease) Release {
 // onFailure checks release.on_failure, "stop" by default.
 func (p *parser) onFailure(v *string) string {
 	got := p.optional("release.on_failure", v, OnFailureStop)
-	if got != OnFailureStop && got != OnFailureCompensate {
-		p.errs.add("release.on_failure", "%q: want %q or %q", got, OnFailureStop, OnFailureCompensate)
+	if got != OnFailureStop && got != OnFailureCompensate && got != OnFailureRollback {
+		p.errs.add("release.on_failure", "%q: want %q, %q or %q", got, OnFailureStop, OnFailureCompensate, OnFailureRollback)
+	}
+	return got
+}
+
+// wait checks release.wait, "ready" by default.
+func (p *parser) wait(v *string) string {
+	got := p.optional("release.wait", v, WaitReady)
+	if got != WaitReady && got != WaitNone {
+		p.errs.add("release.wait", "%q: want %q or %q", got, WaitReady, WaitNone)
 	}
 	return got
 }
@@ -257,11 +267,20 @@ var pinnedImage = regexp.MustCompile(`^[^@\s]+@sha256:[0-9a-f]{64}$`)
 // images a plan finds in its objects.
 func Pinned(image string) bool { return pinnedImage.MatchString(image) }
 
-// images validates [images]: pinned by digest unless allowed otherwise.
-func (p *parser) images(images map[string]string, s *Spec) {
+// images validates [images]: references pinned by digest unless allowed
+// otherwise, or { build = "NAME" } tables.
+func (p *parser) images(images map[string]rawImage, s *Spec) {
 	for _, k := range slices.Sorted(maps.Keys(images)) {
-		v := images[k]
 		key := "images." + k
+		if table, ok := images[k].value.(map[string]any); ok {
+			p.imageBuild(key, table, k, s)
+			continue
+		}
+		v, ok := images[k].value.(string)
+		if !ok {
+			p.errs.add(key, "wrong type: want string or table, have %s", tomlKindOf(images[k].value))
+			continue
+		}
 		switch {
 		case v == "":
 			p.errs.add(key, "must not be empty")
@@ -270,4 +289,31 @@ func (p *parser) images(images map[string]string, s *Spec) {
 		}
 		s.Images[k] = v
 	}
+}
+
+// imageBuild validates an [images] table: build (required) and registry.
+func (p *parser) imageBuild(key string, table map[string]any, k string, s *Spec) {
+	var b ImageBuild
+	for _, name := range slices.Sorted(maps.Keys(table)) {
+		v, isString := table[name].(string)
+		switch {
+		case name != "build" && name != "registry":
+			p.errs.add(key+"."+name, "unknown key (known keys: build, registry)")
+		case !isString:
+			p.errs.add(key+"."+name, "wrong type: want string, have %s", tomlKindOf(table[name]))
+		case v == "":
+			p.errs.add(key+"."+name, "must not be empty")
+		case name == "build":
+			b.Image = v
+		default:
+			b.Registry = v
+		}
+	}
+	if _, ok := table["build"]; !ok {
+		p.errs.add(key, "a table here needs build = \"NAME\", an image of build.toml beside the spec")
+	}
+	if s.Builds == nil {
+		s.Builds = map[string]ImageBuild{}
+	}
+	s.Builds[k] = b
 }

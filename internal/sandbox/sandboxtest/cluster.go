@@ -94,6 +94,13 @@ func locate() (string, string, error) {
 	return layout.Kubeconfig(), layout.Context(), nil
 }
 
+// Connect returns the sandbox reached through the kubeconfig file's
+// context, once its API server answers /readyz: for a test that started a
+// sandbox of its own.
+func Connect(kubeconfig, kubeContext string) (*Sandbox, error) {
+	return connect(kubeconfig, kubeContext)
+}
+
 // connect builds clients and checks the API server answers /readyz.
 func connect(kubeconfig, kubeContext string) (*Sandbox, error) {
 	cfg, err := sandbox.RESTConfig(kubeconfig, kubeContext)

@@ -1,0 +1,61 @@
+package artifact
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+)
+
+// The annotations Build puts on each image of a layout's index.json.
+const (
+	// AnnotationRefName is the image's name in build.toml.
+	AnnotationRefName = "org.opencontainers.image.ref.name"
+	// AnnotationImageName is its full reference, pinned by digest, which
+	// containerd takes as the image's name on import.
+	AnnotationImageName = "io.containerd.image.name"
+	// AnnotationRepository is its repository path, for pushes.
+	AnnotationRepository = "dev.piceli.repository"
+	// AnnotationLock is the SHA-256 of the lock file it was built from.
+	AnnotationLock = "dev.piceli.lock"
+)
+
+// readIndex reads the index.json of the OCI layout at dir.
+func readIndex(dir string) (*v1.IndexManifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		return nil, fmt.Errorf("read OCI layout %s: %w", dir, err)
+	}
+	var idx v1.IndexManifest
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return nil, fmt.Errorf("read OCI layout %s: index.json: %w", dir, err)
+	}
+	return &idx, nil
+}
+
+// resolveRef finds the manifest named ref (its ref name annotation, or its
+// digest "sha256:...") in the layout at dir.
+func resolveRef(dir, ref string) (v1.Descriptor, error) {
+	idx, err := readIndex(dir)
+	if err != nil {
+		return v1.Descriptor{}, err
+	}
+	var names []string
+	for _, d := range idx.Manifests {
+		if d.Annotations[AnnotationRefName] == ref || d.Digest.String() == ref {
+			return d, nil
+		}
+		if n := d.Annotations[AnnotationRefName]; n != "" {
+			names = append(names, n)
+		}
+	}
+	return v1.Descriptor{}, fmt.Errorf("no image %q in OCI layout %s (it has: %s)", ref, dir, strings.Join(names, ", "))
+}
+
+// blobPath is where the layout at dir keeps the blob h.
+func blobPath(dir string, h v1.Hash) string {
+	return filepath.Join(dir, "blobs", h.Algorithm, h.Hex)
+}

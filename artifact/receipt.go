@@ -1,0 +1,119 @@
+package artifact
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pynenc/piceli/internal/atomicfile"
+)
+
+// ReceiptSchema versions receipts.
+const ReceiptSchema = "piceli.receipt/v1"
+
+// The outcomes of an import.
+const (
+	OutcomeSucceeded   = "succeeded"
+	OutcomeFailed      = "failed"
+	OutcomeInterrupted = "interrupted"
+)
+
+// Receipt records one import: which images went where, through which
+// tools, how many bytes were sent, when, and how it ended. It never holds
+// an environment value, a token, a credential or key material: only paths,
+// names, digests, versions and counts, and an error text with every
+// environment value and credential removed.
+type Receipt struct {
+	Schema    string         `json:"schema"`
+	Layout    string         `json:"layout"`
+	Target    ReceiptTarget  `json:"target"`
+	Tools     []Tool         `json:"tools,omitempty"`
+	Images    []ReceiptImage `json:"images"`
+	Blobs     []ReceiptBlob  `json:"blobs,omitempty"`
+	BytesSent int64          `json:"bytes_sent"`
+	Started   time.Time      `json:"started"`
+	Finished  time.Time      `json:"finished"`
+	Outcome   string         `json:"outcome"`
+	Error     string         `json:"error,omitempty"`
+	Path      string         `json:"-"` // where the receipt was written
+}
+
+// ReceiptTarget says where an import went. Only the fields of its kind
+// are set.
+type ReceiptTarget struct {
+	Kind       string `json:"kind"`
+	Address    string `json:"address,omitempty"`   // containerd socket, or registry host:port
+	Namespace  string `json:"namespace,omitempty"` // containerd namespace
+	Host       string `json:"host,omitempty"`      // ssh destination
+	Port       int    `json:"port,omitempty"`      // ssh port
+	Remote     string `json:"remote,omitempty"`    // the command run on the ssh host
+	ViaForward string `json:"via_forward,omitempty"`
+	Context    string `json:"context,omitempty"`        // kubeconfig context of a forward
+	KubeNS     string `json:"kube_namespace,omitempty"` // namespace of a forward
+	Auth       bool   `json:"authenticated,omitempty"`  // whether credentials were used (never which)
+}
+
+// ReceiptImage is one image delivered.
+type ReceiptImage struct {
+	Name      string `json:"name"`
+	Reference string `json:"reference"`
+	Digest    string `json:"digest"`
+	Size      int64  `json:"size"`
+}
+
+// ReceiptBlob is what a registry push did with one blob: "sent", or found
+// it "present" already, or "mounted" it from another repository.
+type ReceiptBlob struct {
+	Repository string `json:"repository"`
+	Digest     string `json:"digest"`
+	Size       int64  `json:"size"`
+	Action     string `json:"action"`
+	BytesSent  int64  `json:"bytes_sent"`
+}
+
+// write saves the receipt as receipts/<kind>-<time>.json in dir, owner-only.
+func (r *Receipt) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write receipt: %w", err)
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("import-%s-%s.json", r.Target.Kind, r.Started.UTC().Format("20060102T150405.000000000Z"))
+	r.Path = filepath.Join(dir, name)
+	return atomicfile.Write(r.Path, append(data, '\n'), 0o600)
+}
+
+// redactor removes secrets from text that may reach a receipt or an
+// error: every environment value long enough to be one, and every
+// credential the import was given.
+type redactor struct{ secrets []string }
+
+func newRedactor(extra ...string) *redactor {
+	r := &redactor{}
+	for _, kv := range os.Environ() {
+		if _, v, _ := strings.Cut(kv, "="); len(v) >= 8 {
+			r.secrets = append(r.secrets, v)
+		}
+	}
+	for _, s := range extra {
+		if s != "" {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	// Longest first, so a secret containing another is removed whole.
+	slices.SortFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
+	return r
+}
+
+func (r *redactor) clean(s string) string {
+	for _, v := range r.secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}

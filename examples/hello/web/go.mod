@@ -1,0 +1,3 @@
+module example.com/hello/web
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/services
+
+go 1.26

@@ -1,0 +1,41 @@
+package access
+
+import (
+	"fmt"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/portforward"
+	"k8s.io/client-go/transport/spdy"
+)
+
+// dialPod opens a port-forward connection to namespace/pod through the API
+// server: SPDY tunnelled over a websocket, or plain SPDY when the server
+// (or a proxy before it) refuses the websocket upgrade, as kubectl does.
+// Streams for any port of the pod are created on the one connection.
+func dialPod(cfg *rest.Config, cs kubernetes.Interface, namespace, pod string) (httpstream.Connection, error) {
+	url := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("portforward").URL()
+	transport, upgrader, err := spdy.RoundTripperFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("port-forward Pod/%s/%s: %w", namespace, pod, err)
+	}
+	spdyDialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, url)
+	wsDialer, err := portforward.NewSPDYOverWebsocketDialer(url, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("port-forward Pod/%s/%s: %w", namespace, pod, err)
+	}
+	dialer := portforward.NewFallbackDialer(wsDialer, spdyDialer, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+	conn, protocol, err := dialer.Dial(portforward.PortForwardProtocolV1Name)
+	if err != nil {
+		return nil, fmt.Errorf("port-forward Pod/%s/%s: %w", namespace, pod, err)
+	}
+	if protocol != portforward.PortForwardProtocolV1Name {
+		conn.Close()
+		return nil, fmt.Errorf("port-forward Pod/%s/%s: the server speaks %q, not %q", namespace, pod, protocol, portforward.PortForwardProtocolV1Name)
+	}
+	return conn, nil
+}

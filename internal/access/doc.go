@@ -1,0 +1,5 @@
+// Package access forwards Service ports of a release to 127.0.0.1 through
+// the API server's port-forward (websocket, falling back to SPDY, as
+// kubectl does), each to a ready pod of its Service, reconnecting to
+// another ready pod when that one goes away. It binds loopback only.
+package access

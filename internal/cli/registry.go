@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pynenc/piceli/artifact"
+	"github.com/pynenc/piceli/release"
+)
+
+func newRegistryCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "registry",
+		Short: "Install, inspect or remove an optional in-cluster registry, through the engine",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newRegistryInstallCmd(false), newRegistryInstallCmd(true), newRegistryStatusCmd())
+	return cmd
+}
+
+// registryFlags are the flags of registry install and uninstall.
+type registryFlags struct {
+	opts artifact.RegistryReleaseOptions
+	run  applyFlags
+}
+
+func (f *registryFlags) register(cmd *cobra.Command, uninstall bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.opts.Dir, "dir", ".piceli-registry", "directory of the registry's release spec, manifests and state")
+	fl.StringVar(&f.opts.Kubeconfig, "kubeconfig", "", "the kubeconfig file (never $KUBECONFIG)")
+	fl.StringVar(&f.opts.Context, "context", "", "the context in that file")
+	fl.StringVar(&f.opts.Namespace, "namespace", "", "the namespace of the registry")
+	if !uninstall {
+		fl.StringVar(&f.opts.Storage, "storage", "", "size of the registry's claim (default 10Gi)")
+		fl.StringVar(&f.opts.Image, "image", "", "a registry:2-compatible image pinned by digest")
+	}
+	fl.StringVar(&f.run.approve, "approve", "", "hash (or its first 12 hex digits) of the plan to apply")
+	fl.BoolVar(&f.run.allowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
+	fl.StringVarP(&f.run.output, "output", "o", "text", "output format: text or json")
+}
+
+func newRegistryInstallCmd(uninstall bool) *cobra.Command {
+	var f registryFlags
+	f.opts.Uninstall = uninstall
+	cmd := &cobra.Command{
+		Use:   "install --kubeconfig F --context C --namespace N --image REF@sha256:... [--approve HASH]",
+		Short: "Install an in-cluster registry (Deployment, Service, claim) as a release",
+		Long: `Install a registry:2-compatible registry in the cluster, as a release.
+
+Steps:
+  1. write its release (release.toml, manifests/registry.yaml: a Deployment of
+     the pinned image, a Service on port 5000 and a claim) into --dir
+  2. without --approve: plan it, store the plan, print it and its hash, exit 3
+  3. with --approve: apply exactly that plan through the engine (journal,
+     server-side apply, readiness), as "piceli release apply" does
+
+Push to it with "piceli artifacts import LAYOUT --to registry --via-forward
+service/registry:5000 --kubeconfig F --context C --namespace N".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec, err := artifact.RegistryRelease(f.opts)
+			if err != nil {
+				return artifactErr(err)
+			}
+			f.run.spec = spec
+			return runRelease(cmd, f.run, func(r *release.Release, opts release.RunOptions) (*release.Result, error) {
+				return r.Apply(cmd.Context(), f.run.approve, opts)
+			})
+		},
+	}
+	if uninstall {
+		cmd.Use = "uninstall --kubeconfig F --context C --namespace N [--approve HASH]"
+		cmd.Short = "Remove the in-cluster registry's Deployment and Service, keeping its claim"
+		cmd.Long = `Remove the in-cluster registry through the engine.
+
+Steps:
+  1. rewrite its release in --dir to declare the claim alone, as installed
+     (prune on)
+  2. without --approve: plan the deletion of the Deployment and the Service,
+     print it and its hash, exit 3
+  3. with --approve: apply exactly that plan
+
+The claim, and the images in it, are kept: the engine never prunes a claim
+that is not annotated piceli.dev/prune: "allow".`
+	}
+	f.register(cmd, uninstall)
+	return cmd
+}
+
+func newRegistryStatusCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "status [--dir .piceli-registry]",
+		Short: "Show the in-cluster registry release's latest run",
+		Long: `Show how the in-cluster registry's release stands.
+
+Steps:
+  1. read the release that "piceli registry install" wrote into --dir
+  2. replay its latest run's journal (read-only) and print its status, as
+     "piceli release status" does`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := specFlag{spec: filepath.Join(dir, "release.toml")}
+			r, err := f.open(cmd, release.Options{})
+			if err != nil {
+				return err
+			}
+			st, err := r.Status(cmd.Context(), release.StatusOptions{})
+			if err != nil {
+				return err
+			}
+			printReleaseStatus(cmd, st, f.spec)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", ".piceli-registry", "directory of the registry's release")
+	return cmd
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/readiness"
+	"github.com/pynenc/piceli/internal/sandbox"
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+)
+
+// apps is the sandbox the app tests (issue 11) run on: one of this test
+// binary's own, started by the built piceli binary as a user starts one
+// (`piceli sandbox up`, whose agent is `piceli sandbox agent`), with one
+// node. The shared sandbox may have been started without an agent, by an
+// older piceli. TestMain stops it.
+var apps struct {
+	once      sync.Once
+	bin, name string
+	dir       string
+	sb        *sandboxtest.Sandbox
+	missing   []string
+	err       error
+}
+
+// appsSandbox starts the app tests' sandbox on first use and returns it;
+// it is unavailable (skip, or failure under CI=true) when the binary cache
+// is cold.
+func appsSandbox(t *testing.T) *sandboxtest.Sandbox {
+	t.Helper()
+	apps.once.Do(func() { startAppsSandbox(piceliBinary(t)) })
+	if len(apps.missing) > 0 {
+		sandboxtest.Unavailable(t, fmt.Sprintf("binaries %v missing from the sandbox cache", apps.missing))
+	}
+	if apps.err != nil {
+		t.Fatalf("start the app tests' sandbox: %v", apps.err)
+	}
+	return apps.sb
+}
+
+func startAppsSandbox(bin string) {
+	probe, err := sandbox.Open(sandbox.Options{})
+	if err != nil {
+		apps.err = err
+		return
+	}
+	if apps.missing = probe.Binaries().Missing(); len(apps.missing) > 0 {
+		return
+	}
+	if apps.dir, apps.err = os.MkdirTemp("", "piceli-apps-sandbox-"); apps.err != nil {
+		return
+	}
+	apps.bin, apps.name = bin, fmt.Sprintf("apps%d", time.Now().UnixNano()%1_000_000_000)
+	out, err := appsPiceli("sandbox", "up", "--tools-dir", os.DevNull)
+	if err != nil {
+		apps.err = err
+		return
+	}
+	kubeconfig := regexp.MustCompile(`(?m)^kubeconfig: *(\S+)$`).FindStringSubmatch(out)
+	kubeContext := regexp.MustCompile(`(?m)^context: *(\S+)$`).FindStringSubmatch(out)
+	if kubeconfig == nil || kubeContext == nil {
+		apps.err = fmt.Errorf("piceli sandbox up printed no kubeconfig and context:\n%s", out)
+		return
+	}
+	apps.sb, apps.err = sandboxtest.Connect(kubeconfig[1], kubeContext[1])
+}
+
+// appsPiceli runs the built binary's sandbox command args on the app tests'
+// sandbox and returns its standard output.
+func appsPiceli(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, apps.bin, append(args, "--name", apps.name, "--dir", apps.dir)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("piceli %v: %w\n%s%s", args, err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// stopAppsSandbox stops the app tests' sandbox if it was started.
+func stopAppsSandbox() error {
+	if apps.bin == "" {
+		return nil
+	}
+	defer os.RemoveAll(apps.dir)
+	_, err := appsPiceli("sandbox", "down")
+	return err
+}
+
+// assertAllCurrent checks that every object p declares is ready by
+// Piceli's rules (readiness.Compute) on the cluster.
+func (r *testRelease) assertAllCurrent(t *testing.T, p *plan.Plan) {
+	t.Helper()
+	for _, s := range p.Steps {
+		live, err := r.get(t, s)
+		if err != nil {
+			t.Errorf("get %s: %v", s.Ref, err)
+			continue
+		}
+		if res := readiness.Compute(live); res.Status != readiness.Current {
+			t.Errorf("%s is %s (%s), not current", s.Ref, res.Status, res.Message)
+		}
+	}
+}
+
+// diffExitCode runs `release diff --exit-code` and wants exit 0: nothing
+// would change after an apply.
+func (r *testRelease) diffExitCode(t *testing.T) {
+	t.Helper()
+	res := run(t, "release", "diff", "--spec", r.spec, "--exit-code")
+	if res.code != ExitOK {
+		t.Errorf("release diff --exit-code after apply: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// loadBalancerIngress is the list of ingress IPs of a Service.
+func loadBalancerIngress(u *unstructured.Unstructured) []string {
+	ingress, _, _ := unstructured.NestedSlice(u.Object, "status", "loadBalancer", "ingress")
+	var ips []string
+	for _, in := range ingress {
+		m, _ := in.(map[string]any)
+		ip, _ := m["ip"].(string)
+		ips = append(ips, ip)
+	}
+	return ips
+}

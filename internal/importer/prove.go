@@ -1,0 +1,155 @@
+package importer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/importgen"
+	"github.com/pynenc/piceli/internal/object"
+)
+
+// maxRounds bounds the renders of one import: each round lowers the form
+// of every object whose form did not reproduce it, and there are three
+// forms.
+const maxRounds = 4
+
+// generate generates the module, renders it until every object renders
+// as it was imported (lowering the form of those that do not), then
+// writes it to Out.
+func (r *run) generate(ctx context.Context, objs []importgen.Object) (*Result, error) {
+	want, err := Normal(manifests(objs), r.namespace, r.app)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	staging, err := os.MkdirTemp("", "piceli-import-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(staging)
+	dir := staging + "/module"
+	for round := 1; round <= maxRounds; round++ {
+		out, err := importgen.Generate(r.input(objs))
+		if err != nil {
+			return nil, refuse(err)
+		}
+		if err := stage(dir, out.Files); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(logOf(r.opts), "rendering the generated module to check it reproduces %d objects\n", len(objs))
+		done, err := r.check(ctx, dir, objs, out, want)
+		switch {
+		case err != nil:
+			return nil, err
+		case done:
+			return r.write(dir, objs, out)
+		}
+	}
+	return nil, fmt.Errorf("import: the generated module still differs from the imported objects after %d renders", maxRounds)
+}
+
+// check renders the module and lowers the form of each object it does not
+// reproduce; done reports that it reproduced every one.
+func (r *run) check(ctx context.Context, dir string, objs []importgen.Object, out *importgen.Output, want map[object.Ref]map[string]any) (bool, error) {
+	got, err := r.renderModule(ctx, dir)
+	if err != nil {
+		return false, err
+	}
+	if got.err != nil {
+		return false, r.lowerAllBuilders(objs, out, got.err)
+	}
+	diffs := differences(want, got.objects)
+	if len(diffs) == 0 {
+		return true, nil
+	}
+	for ref, path := range diffs {
+		if err := r.lower(ref, path, objs, out); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// lowerAllBuilders answers a module that does not render (a builder
+// refused a call the import wrote) by writing every builder object as a
+// literal, Secrets aside; without any to lower, the error stands.
+func (r *run) lowerAllBuilders(objs []importgen.Object, out *importgen.Output, cause error) error {
+	lowered := false
+	for i := range objs {
+		if out.Forms[i] == importgen.Builder && !object.IsSecret(objs[i].Manifest) {
+			objs[i].Max, lowered = importgen.Literal, true
+		}
+	}
+	if !lowered {
+		return fmt.Errorf("import: the generated module does not render: %w", cause)
+	}
+	fmt.Fprintf(logOf(r.opts), "the builder calls do not render (%v); writing them as literals\n", cause)
+	return nil
+}
+
+// lower gives the object ref the next plainer form.
+func (r *run) lower(ref object.Ref, path string, objs []importgen.Object, out *importgen.Output) error {
+	for i := range objs {
+		if r.refOf(objs[i].Manifest) != ref {
+			continue
+		}
+		switch {
+		case object.IsSecret(objs[i].Manifest):
+			return refusef("%s (%s): the secret declaration renders differently at %s", ref, objs[i].Origin, path)
+		case out.Forms[i] == importgen.Builder && !objs[i].SkipLiteral:
+			objs[i].Max = importgen.Literal
+		case out.Forms[i] != importgen.File:
+			objs[i].Max = importgen.File
+		default:
+			return fmt.Errorf("import: %s (%s) renders differently from its YAML file at %s", ref, objs[i].Origin, path)
+		}
+		fmt.Fprintf(logOf(r.opts), "%s: its %s renders differently at %s; writing it as a %s\n", ref, out.Forms[i], path, objs[i].Max)
+		return nil
+	}
+	return fmt.Errorf("import: rendering the module gave %s, which was not imported (%s)", ref, path)
+}
+
+// input is what importgen generates from.
+func (r *run) input(objs []importgen.Object) importgen.Input {
+	module := r.opts.Module
+	if module == "" {
+		module = "example.com/" + r.app
+	}
+	return importgen.Input{
+		App: r.app, Module: module, PiceliSource: r.opts.PiceliSource, Source: r.description,
+		Target:  importgen.Target{Kubeconfig: r.kubeconfig, Context: r.context, Namespace: r.namespace, Namespaces: r.others},
+		Objects: objs,
+	}
+}
+
+// write installs the proven module in Out.
+func (r *run) write(dir string, objs []importgen.Object, out *importgen.Output) (*Result, error) {
+	abs := absolute(r.opts.Out)
+	files, err := install(dir, abs)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{App: r.app, Namespace: r.namespace, Dir: abs, Spec: filepath.Join(abs, "release.toml"), Files: files, Objects: len(objs), Images: out.Images, Forms: out.Forms}
+	for _, f := range out.Forms {
+		switch f {
+		case importgen.Builder:
+			res.Builders++
+		case importgen.Literal:
+			res.Literals++
+		case importgen.File:
+			res.YAMLFiles++
+		}
+	}
+	return res, nil
+}
+
+func manifests(objs []importgen.Object) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		out[i] = o.Manifest
+	}
+	return out
+}

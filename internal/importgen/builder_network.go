@@ -1,0 +1,150 @@
+package importgen
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// namespace recognises a.Namespace(name).
+func (g *gen) namespace(obj runtime.Object) (built, bool) {
+	ns := obj.(*corev1.Namespace).DeepCopy()
+	name := ns.Name
+	if _, ok := g.takeMeta(&ns.ObjectMeta, name, name, false); !ok || !validLabel(name) || !rest(ns) {
+		return built{}, false
+	}
+	return built{code: call("Namespace", func() []jen.Code { return []jen.Code{jen.Lit(name)} })}, true
+}
+
+// networkPolicy recognises a.DefaultDeny(), a.AllowFromAnywhere(to, ...)
+// and a.AllowTraffic(from, to, ...) by the names they give their policies.
+func (g *gen) networkPolicy(obj runtime.Object) (built, bool) {
+	np := obj.(*networkingv1.NetworkPolicy).DeepCopy()
+	name := np.Name
+	if _, ok := g.takeMeta(&np.ObjectMeta, name, name, false); !ok {
+		return built{}, false
+	}
+	if name == g.in.App+"-default-deny" {
+		return g.defaultDeny(np)
+	}
+	if to, ok := strings.CutPrefix(name, "allow-any-to-"); ok {
+		if b, ok := g.allow(np, nil, to); ok {
+			return b, true
+		}
+	}
+	for _, w := range g.workloadHandles() {
+		if to, ok := strings.CutPrefix(name, "allow-"+w.name+"-to-"); ok {
+			if b, ok := g.allow(np, w, to); ok {
+				return b, true
+			}
+		}
+	}
+	return built{}, false
+}
+
+// workloadHandles returns the builder workloads in name order.
+func (g *gen) workloadHandles() []*handle {
+	var out []*handle
+	for _, k := range slices.Sorted(maps.Keys(g.handles)) {
+		if h := g.handles[k]; slices.Contains(workloadKinds, h.kind) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+var ingressOnly = []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
+
+func (g *gen) defaultDeny(np *networkingv1.NetworkPolicy) (built, bool) {
+	want := networkingv1.NetworkPolicySpec{
+		PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{labelPartOf: g.in.App}},
+		PolicyTypes: ingressOnly,
+	}
+	np.Spec = normalizedPolicy(np.Spec)
+	if !equalPolicy(np.Spec, want) {
+		return built{}, false
+	}
+	np.Spec = networkingv1.NetworkPolicySpec{}
+	return built{code: func() jen.Code { return jen.Id("a").Dot("DefaultDeny").Call() }}, rest(np)
+}
+
+// allow recognises one ingress rule admitting from (everyone when nil) to
+// a builder workload on ports it declares.
+func (g *gen) allow(np *networkingv1.NetworkPolicy, from *handle, toName string) (built, bool) {
+	to := g.handles.workload(toName)
+	if to == nil || len(np.Spec.Ingress) != 1 {
+		return built{}, false
+	}
+	rule := np.Spec.Ingress[0]
+	var ports []jen.Code
+	for _, p := range rule.Ports {
+		info, ok := policyPort(to, p)
+		if !ok {
+			return built{}, false
+		}
+		ports = append(ports, jen.Lit(int(info.number)))
+	}
+	want := networkingv1.NetworkPolicySpec{
+		PodSelector: metav1.LabelSelector{MatchLabels: g.selector(to.name)},
+		PolicyTypes: ingressOnly,
+		Ingress:     []networkingv1.NetworkPolicyIngressRule{{Ports: rule.Ports, From: g.peers(from)}},
+	}
+	if !equalPolicy(normalizedPolicy(np.Spec), normalizedPolicy(want)) {
+		return built{}, false
+	}
+	np.Spec = networkingv1.NetworkPolicySpec{}
+	if !rest(np) {
+		return built{}, false
+	}
+	method := "AllowFromAnywhere"
+	if from != nil {
+		method = "AllowTraffic"
+	}
+	return built{code: func() jen.Code {
+		args := []jen.Code{}
+		if from != nil {
+			args = append(args, from.ref())
+		}
+		args = append(append(args, to.ref()), ports...)
+		return jen.Id("a").Dot(method).Call(args...)
+	}}, true
+}
+
+// peers is the From list of a rule admitting from (nil: everyone).
+func (g *gen) peers(from *handle) []networkingv1.NetworkPolicyPeer {
+	if from == nil {
+		return nil
+	}
+	return []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: g.selector(from.name)}}}
+}
+
+// policyPort checks a policy port names a port of to with its protocol.
+func policyPort(to *handle, p networkingv1.NetworkPolicyPort) (port, bool) {
+	if p.Port == nil || p.Port.Type != intstr.Int || p.Protocol == nil || p.EndPort != nil {
+		return port{}, false
+	}
+	info, ok := to.port(p.Port.IntVal)
+	return info, ok && string(*p.Protocol) == info.protocol
+}
+
+// normalizedPolicy drops empty lists so that nil and empty compare equal.
+func normalizedPolicy(s networkingv1.NetworkPolicySpec) networkingv1.NetworkPolicySpec {
+	for i := range s.Ingress {
+		if len(s.Ingress[i].From) == 0 {
+			s.Ingress[i].From = nil
+		}
+		if len(s.Ingress[i].Ports) == 0 {
+			s.Ingress[i].Ports = nil
+		}
+	}
+	return s
+}
+
+func equalPolicy(a, b networkingv1.NetworkPolicySpec) bool { return semanticEqual(a, b) }
