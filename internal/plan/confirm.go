@@ -23,15 +23,16 @@ func approvedSteps(p *Plan) map[object.Ref]Step {
 
 // confirmed returns the approved plan's step for s, the step being planned
 // now, when nothing the approved step was made from has changed: the
-// desired manifest digests the same and resolves to the same resource, and
-// the LIST shows the object still absent, or the very version the approved
+// desired manifest digests the same and resolves to the same resource, the
+// readiness policy is the same (NoWait: [release] wait may have changed
+// without the manifest), and the LIST shows the object still absent, or the very version the approved
 // plan observed (same UID and resourceVersion: nobody has written it
 // since). A dry-run of it would then answer as it did, so it is not sent
 // again. Otherwise ok is false and the step is planned afresh, dry-run
 // included, for plan.Stale to compare.
 func (m *maker) confirmed(s Step, live *unstructured.Unstructured) (Step, bool) {
 	a, ok := m.approved[s.Ref]
-	if !ok || a.Desired != s.Desired || a.APIVersion != s.APIVersion || a.Resource != s.Resource {
+	if !ok || a.Desired != s.Desired || a.APIVersion != s.APIVersion || a.Resource != s.Resource || a.NoWait != s.NoWait {
 		return Step{}, false
 	}
 	unchanged := a.Observed.Absent

@@ -14,6 +14,7 @@ import (
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/internal/spec"
 )
 
 // An approval check (Options.Approved) dry-runs only the objects written
@@ -87,6 +88,31 @@ func TestConfirmingAnUnchangedPlanSendsNoDryRun(t *testing.T) {
 	}
 	if a, b := hashOf(t, approved), hashOf(t, fresh); a != b {
 		t.Errorf("hash of the confirmed plan = %s, want the approved %s", b, a)
+	}
+}
+
+// An approval check that takes a step from the approved plan still finds
+// a changed readiness policy: [release] wait = "none" since the plan makes
+// it stale, for an object planned absent and for one unchanged in the
+// cluster alike.
+func TestConfirmingAPlanFindsAChangedReadinessPolicy(t *testing.T) {
+	f := example(t, "hello")
+	f.input.Objects = nil
+	for _, name := range []string{"present", "absent"} {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"a": "b"}}}
+		cm.SetName(name)
+		cm.SetNamespace(f.ns)
+		f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: cm})
+	}
+	f.apply(t, f.input.Objects[0].Object)
+	approved := f.plan(t, plan.Options{})
+	f.input.Wait = spec.WaitNone
+	fresh := f.plan(t, plan.Options{Approved: approved})
+	got := strings.Join(plan.Stale(approved, fresh), "\n")
+	for _, name := range []string{"present", "absent"} {
+		if want := "ConfigMap/" + f.ns + "/" + name + ": the readiness policy changed"; !strings.Contains(got, want) {
+			t.Errorf("plan.Stale(approved, fresh) =\n%s\nwant it to contain %q", got, want)
+		}
 	}
 }
 
