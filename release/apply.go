@@ -29,7 +29,7 @@ import (
 // error then wraps a *ChecksFailedError. The revision keeps their results.
 func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*Result, error) {
 	if approve == "" {
-		p, err := r.Plan(ctx, PlanOptions{AllowReplace: opts.AllowReplace})
+		p, err := r.Plan(ctx, PlanOptions{AllowReplace: opts.AllowReplace, Parallel: opts.Parallel})
 		if err != nil {
 			return nil, err
 		}
