@@ -41,7 +41,7 @@ test-acceptance: build
 	PICELI_ACCEPTANCE=full PICELI_ACCEPTANCE_UPDATE=$(UPDATE) PICELI_BIN=$(PICELI) scripts/with-sandbox.sh \
 	  $(GO) test -count=1 -timeout 40m -v $(TESTFLAGS) ./internal/acceptance/
 
-## demo: build, start the sandbox, plan and apply the hello and shop examples, show them
+## demo: build, start the sandbox with a real node, deliver, plan, apply and check hello, reach it (KEEP=1 keeps the sandbox)
 demo: build
 	scripts/demo.sh $(PICELI)
 

@@ -1,40 +1,86 @@
 #!/usr/bin/env bash
 # demo.sh [PICELI]
 #
-# The newcomer's tour: start the sandbox (building its control plane once),
-# render the hello example, plan it, apply the approved plan, and look at the
-# result through the API server; then apply the multi-tier shop example, whose
-# database claim the sandbox's provisioner binds.
-# PICELI is the piceli binary (default: bin/piceli). The sandbox is left
-# running; stop it with `piceli sandbox down`.
+# The newcomer's tour. Start the sandbox with its real node (building the
+# control plane once), build the hello example's image and import it into
+# the node's containerd through the granted ctr, render, plan, apply the
+# approved plan with its checks, ask whether it is up, and fetch the running
+# container's answer through `piceli access`. Then stop the sandbox, unless
+# KEEP=1.
+#
+# The real node needs root and Debian's containerd, runc,
+# containernetworking-plugins and iproute2; as root the demo installs what
+# is missing with apt-get. Without root it runs on kwok's nodes only, where
+# containers do not run: checks are skipped and there is no answer to show,
+# and the multi-tier shop example is applied instead.
+#
+# PICELI is the piceli binary (default: bin/piceli).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 piceli="${1:-$root/bin/piceli}"
 cd "$root"
 step() { printf '\n==> %s\n' "$*"; }
+spec=examples/hello/release.toml
+kubeconfig="$root/.piceli-sandbox/sandbox.kubeconfig"
 
-step "start the sandbox on 127.0.0.1 (the first run builds the control plane: about 10 to 13 minutes on 2 cores, once)"
-"$piceli" sandbox up
+real=1
+if [ "$(id -u)" -ne 0 ]; then
+	real=0
+	step "not root: the sandbox runs without its real node (kwok's pods run nothing); sudo make demo shows the container answering"
+else
+	missing=()
+	for pkg in containerd runc containernetworking-plugins iproute2; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		step "install what the real node runs: ${missing[*]} (Debian packages)"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	fi
+fi
+
+if [ "$real" = 1 ] && "$piceli" sandbox status 2>/dev/null | grep -q 'running: true' &&
+	! "$piceli" sandbox status 2>/dev/null | grep -q '^  real node '; then
+	step "the running sandbox has no real node, which starts only with the sandbox: stop it first"
+	"$piceli" sandbox down
+fi
+
+if [ "$real" = 1 ]; then
+	step "start the sandbox on 127.0.0.1 with a real node: containerd, runc and a kubelet (the first run builds the control plane: about 10 to 13 minutes on 2 cores, once)"
+	up_out="$("$piceli" sandbox up --real-node)"
+else
+	step "start the sandbox on 127.0.0.1 (the first run builds the control plane: about 10 to 13 minutes on 2 cores, once)"
+	up_out="$("$piceli" sandbox up)"
+fi
+echo "$up_out"
 
 step "build the hello example's web image from its pinned inputs (no Docker, no network)"
 "$piceli" artifacts build --spec examples/hello/build.toml
 
-step "render examples/hello (no cluster involved)"
-"$piceli" render --spec examples/hello/release.toml
+if [ "$real" = 1 ]; then
+	socket="$(sed -n 's/^real node: .*(containerd \(.*\))$/\1/p' <<<"$up_out")"
+	socket="${socket#unix://}"
+	step "import it into the real node's containerd, only through the ctr you grant"
+	"$piceli" artifacts import examples/hello/.piceli-build/oci --to containerd \
+		--grant ctr="$(command -v ctr)" --containerd-address "$socket"
+fi
 
-spec=examples/hello/release.toml
+step "render examples/hello (no cluster involved)"
+"$piceli" render --spec "$spec"
 
 step "plan: what would change in the sandbox, stored under a hash you approve"
 plan_out="$("$piceli" release plan --spec "$spec")"
 echo "$plan_out"
 hash="$(sed -n 's/^apply it with: .*--approve //p' <<<"$plan_out")"
 
-step "apply exactly that plan: journaled writes in waves, readiness between them"
-# The hello check (an HTTP GET of the home page) needs a container that
-# serves it: kwok's pods run nothing. Until the sandbox's real node runs
-# hello's own image, the demo skips it, and the revision says so.
-"$piceli" release apply --spec "$spec" --approve "$hash" --skip-checks
+if [ "$real" = 1 ]; then
+	step "apply exactly that plan: journaled writes in waves, readiness between them, then the checks (an HTTP GET of the home page)"
+	"$piceli" release apply --spec "$spec" --approve "$hash"
+else
+	step "apply exactly that plan: journaled writes in waves, readiness between them (checks skipped: nothing answers on kwok's nodes)"
+	"$piceli" release apply --spec "$spec" --approve "$hash" --skip-checks
+fi
 
 step "the release's history and latest run"
 "$piceli" release history --spec "$spec"
@@ -45,29 +91,76 @@ step "is the app up, and how to reach it"
 
 step "the app as the API server sees it"
 bindir="$("$piceli" sandbox build --tools-dir "$root/tools/sandbox")"
-"$bindir/kubectl" --kubeconfig "$root/.piceli-sandbox/sandbox.kubeconfig" --context kwok-piceli \
+"$bindir/kubectl" --kubeconfig "$kubeconfig" --context kwok-piceli \
 	--namespace hello get deployments,services,pods -o wide
 
 step "a second plan finds nothing to change"
 "$piceli" release diff --spec "$spec" --exit-code && echo "no drift"
 
-shop=examples/shop/release.toml
-if "$piceli" sandbox status | grep -q piceli-agent; then
+if [ "$real" = 1 ]; then
+	step "reach it: piceli access forwards web's port to 127.0.0.1, and a request gets the container's answer"
+	log="$(mktemp -t piceli-demo-access.XXXXXX)"
+	"$piceli" access --spec "$spec" >"$log" 2>&1 &
+	access=$!
+	trap 'kill -INT "$access" 2>/dev/null || true; rm -f "$log"' EXIT
+	port=""
+	for _ in $(seq 1 300); do
+		port="$(sed -n 's|^web  *http://127\.0\.0\.1:\([0-9]*\) .*|\1|p' "$log" | head -n1)"
+		[ -n "$port" ] && break
+		kill -0 "$access" 2>/dev/null || break
+		sleep 0.2
+	done
+	cat "$log"
+	shown="$(wc -l <"$log")"
+	if [ -z "$port" ]; then
+		echo "demo: piceli access printed no forward for web" >&2
+		exit 1
+	fi
+	echo "GET http://127.0.0.1:$port/"
+	exec 3<>"/dev/tcp/127.0.0.1/$port"
+	printf 'GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+	answer="$(cat <&3)"
+	exec 3>&-
+	printf '%s\n' "$answer" | tr -d '\r'
+	kill -INT "$access"
+	wait "$access" || true
+	trap - EXIT
+	tail -n +"$((shown + 1))" "$log"
+	rm -f "$log"
+	if ! grep -q "hello from piceli" <<<"$answer"; then
+		echo "demo: the answer through piceli access is not the web server's greeting" >&2
+		exit 1
+	fi
+else
+	shop=examples/shop/release.toml
 	step "a multi-tier app: the shop (web, api, worker, PostgreSQL with a claim, HPA, PDB, Ingress, network policies)"
 	plan_out="$("$piceli" release plan --spec "$shop")"
 	echo "$plan_out"
 	# Like hello's, the shop's checks need containers that answer; kwok's pods run none.
 	"$piceli" release apply --spec "$shop" --approve "$(sed -n 's/^apply it with: .*--approve //p' <<<"$plan_out")" --skip-checks
-	"$bindir/kubectl" --kubeconfig "$root/.piceli-sandbox/sandbox.kubeconfig" --context kwok-piceli \
+	"$bindir/kubectl" --kubeconfig "$kubeconfig" --context kwok-piceli \
 		--namespace shop get statefulsets,persistentvolumeclaims,deployments,services
 	"$piceli" release diff --spec "$shop" --exit-code && echo "no drift"
-else
-	step "skipping the shop: this sandbox was started without its agent (no storage); restart it with $piceli sandbox down && $piceli sandbox up"
 fi
 
-cat <<MSG
+if [ "${KEEP:-0}" = 1 ]; then
+	cat <<MSG
 
-Done. Try changing examples/hello/infra.go (for example app.Replicas(3)) and run
+Done. The sandbox is still running (KEEP=1). Try changing examples/hello/infra.go
+(for example app.Replicas(3)) and run
   $piceli release plan --spec $spec
-to see exactly that field change. Stop the sandbox with: $piceli sandbox down
+to see exactly that field change; reach the app with
+  $piceli access --spec $spec
+Stop the sandbox with: $piceli sandbox down
 MSG
+else
+	step "stop the sandbox (KEEP=1 make demo leaves it running to explore)"
+	"$piceli" sandbox down
+	cat <<MSG
+
+Done. Run it again with KEEP=1 make demo to keep the sandbox, then change
+examples/hello/infra.go (for example app.Replicas(3)) and run
+  $piceli release plan --spec $spec
+to see exactly that field change.
+MSG
+fi

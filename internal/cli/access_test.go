@@ -96,10 +96,11 @@ func closeIdleOf(sb *sandboxtest.Sandbox) {
 	}
 }
 
-// webPods lists the names of the pods of Deployment web.
-func webPods(t *testing.T, sb *sandboxtest.Sandbox, ns string) []string {
+// webPods lists the names of the pods of Deployment web, selected by
+// selector, that are not being deleted.
+func webPods(t *testing.T, sb *sandboxtest.Sandbox, ns, selector string) []string {
 	t.Helper()
-	list, err := sb.Clientset.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app=web"})
+	list, err := sb.Clientset.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,31 +129,16 @@ func TestAccessReconnectsAndEndsCleanlyOnSIGINT(t *testing.T) {
 	})
 	r.apply(t, r.plan(t))
 	first, second := sandboxtest.LoopbackHTTP(t), sandboxtest.LoopbackHTTP(t)
-	pods := webPods(t, sb, r.ns)
+	pods := webPods(t, sb, r.ns, "app=web")
 	if len(pods) != 1 {
 		t.Fatalf("web has pods %v, want one", pods)
 	}
 	sb.ForwardPod(t, r.ns, pods[0], 80, first.Addr)
-	local := freePort(t)
-
-	ctx, stop := SignalContext(context.Background())
-	defer stop()
-	closeIdleOf(sb)
-	before := runtime.NumGoroutine()
-	var out, errOut syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- Run(ctx, []string{"access", "--spec", r.spec, "--port", fmt.Sprintf("web=%d", local)}, &out, &errOut)
-	}()
-
-	sandboxtest.Eventually(t, time.Minute, "the forwarding line", func(context.Context) (bool, error) {
-		return forwardLine.MatchString(out.String()), nil
-	})
-	m := forwardLine.FindStringSubmatch(out.String())
-	if m[1] != strconv.Itoa(local) || m[2] != pods[0] {
-		t.Fatalf("access printed %q, want web on 127.0.0.1:%d to pod %s", m[0], local, pods[0])
+	a := startAccess(t, sb, r.spec)
+	if a.pod != pods[0] {
+		t.Fatalf("access forwards web to pod %s, want %s", a.pod, pods[0])
 	}
-	url := fmt.Sprintf("http://127.0.0.1:%d/", local)
+	url, out := a.url, &a.out
 	if got, err := body(url); got != first.Token {
 		t.Fatalf("GET %s = %q, %v; want the pod's target's token", url, got, err)
 	}
@@ -162,7 +148,7 @@ func TestAccessReconnectsAndEndsCleanlyOnSIGINT(t *testing.T) {
 	}
 	var replacement string
 	sandboxtest.Eventually(t, time.Minute, "the replacement pod", func(context.Context) (bool, error) {
-		if now := webPods(t, sb, r.ns); len(now) == 1 && now[0] != pods[0] {
+		if now := webPods(t, sb, r.ns, "app=web"); len(now) == 1 && now[0] != pods[0] {
 			replacement = now[0]
 		}
 		return replacement != "", nil
@@ -176,24 +162,65 @@ func TestAccessReconnectsAndEndsCleanlyOnSIGINT(t *testing.T) {
 		t.Errorf("access did not say it reconnected (%q):\n%s", want, out.String())
 	}
 
+	a.interrupt(t, sb)
+}
+
+// accessRun is `piceli access` run in-process, forwarding web to a free
+// loopback port, until the test sends SIGINT.
+type accessRun struct {
+	code        chan int
+	out, errOut syncBuffer
+	local       int
+	url         string // web's forward
+	pod         string // the pod it forwards to first
+	before      int    // goroutines before it started
+}
+
+// startAccess starts access on spec and waits for its forwarding line.
+func startAccess(t *testing.T, sb *sandboxtest.Sandbox, spec string) *accessRun {
+	t.Helper()
+	a := &accessRun{code: make(chan int, 1), local: freePort(t)}
+	ctx, stop := SignalContext(context.Background())
+	t.Cleanup(stop)
+	closeIdleOf(sb)
+	a.before = runtime.NumGoroutine()
+	go func() {
+		a.code <- Run(ctx, []string{"access", "--spec", spec, "--port", fmt.Sprintf("web=%d", a.local)}, &a.out, &a.errOut)
+	}()
+	sandboxtest.Eventually(t, time.Minute, "the forwarding line", func(context.Context) (bool, error) {
+		return forwardLine.MatchString(a.out.String()), nil
+	})
+	m := forwardLine.FindStringSubmatch(a.out.String())
+	if m[1] != strconv.Itoa(a.local) {
+		t.Fatalf("access printed %q, want web on 127.0.0.1:%d", m[0], a.local)
+	}
+	a.url, a.pod = fmt.Sprintf("http://127.0.0.1:%d/", a.local), m[2]
+	return a
+}
+
+// interrupt sends SIGINT and checks that access ends with exit 0, saying
+// every forward closed, with no listener left on its port (per
+// /proc/net/tcp) and the goroutine count back where it started.
+func (a *accessRun) interrupt(t *testing.T, sb *sandboxtest.Sandbox) {
+	t.Helper()
 	closeIdleOf(sb)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case c := <-code:
+	case c := <-a.code:
 		if c != ExitOK {
-			t.Fatalf("access after SIGINT: exit %d, want 0\n%s%s", c, out.String(), errOut.String())
+			t.Fatalf("access after SIGINT: exit %d, want 0\n%s%s", c, a.out.String(), a.errOut.String())
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatalf("access still runs 30s after SIGINT\n%s", errOut.String())
+		t.Fatalf("access still runs 30s after SIGINT\n%s", a.errOut.String())
 	}
-	if listening(t, local) {
-		t.Errorf("/proc/net/tcp still has a listener on %d after access ended", local)
+	if listening(t, a.local) {
+		t.Errorf("/proc/net/tcp still has a listener on %d after access ended", a.local)
 	}
-	assertGoroutinesBack(t, before)
-	if !strings.Contains(errOut.String(), "every forward closed") {
-		t.Errorf("access stderr does not say every forward closed:\n%s", errOut.String())
+	assertGoroutinesBack(t, a.before)
+	if !strings.Contains(a.errOut.String(), "every forward closed") {
+		t.Errorf("access stderr does not say every forward closed:\n%s", a.errOut.String())
 	}
 }
 

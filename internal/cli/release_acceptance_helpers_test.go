@@ -40,6 +40,7 @@ var binary struct {
 // TestMain stops the app tests' sandbox and removes the built binary
 // after the tests.
 func TestMain(m *testing.M) {
+	sandboxtest.AgentMain() // the agent of the real-node tests' sandboxes
 	code := m.Run()
 	if err := stopAppsSandbox(); err != nil {
 		fmt.Fprintf(os.Stderr, "stop the app tests' sandbox: %v\n", err)

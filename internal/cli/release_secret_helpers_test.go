@@ -41,16 +41,27 @@ type goComposition struct {
 // secretRelease is a Go composition release in a fresh sandbox namespace.
 type secretRelease struct {
 	*testRelease
-	dir string // the release directory: release.toml, infra.go, secret/
+	dir   string // the release directory: release.toml, infra.go, secret/
+	image string // [images] web
 }
+
+// placeholderImage is the web image of releases whose pods kwok runs: a
+// digest reference nothing pulls.
+const placeholderImage = "example.invalid/web@sha256:0000000000000000000000000000000000000000000000000000000000000000"
 
 // newSecretRelease writes a release whose composition declares app-secrets
 // with keys, used by the Deployment web; extra lines go to [release], and
 // [values] sets broken = "no".
 func newSecretRelease(t *testing.T, sb *sandboxtest.Sandbox, extra string, keys []secretKey, more goComposition) *secretRelease {
 	t.Helper()
+	return newImageSecretRelease(t, sb, placeholderImage, extra, keys, more)
+}
+
+// newImageSecretRelease is newSecretRelease whose web runs image.
+func newImageSecretRelease(t *testing.T, sb *sandboxtest.Sandbox, image, extra string, keys []secretKey, more goComposition) *secretRelease {
+	t.Helper()
 	dir := t.TempDir()
-	r := &secretRelease{dir: dir, testRelease: &testRelease{sb: sb, ns: sb.Namespace(t), name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}}
+	r := &secretRelease{dir: dir, image: image, testRelease: &testRelease{sb: sb, ns: sb.Namespace(t), name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}}
 	piceliModule(t, dir, "example.com/demo")
 	writeFiles(t, dir, map[string]string{"infra.go": secretInfra(keys, more)})
 	r.setBroken(t, false, extra)
@@ -74,11 +85,11 @@ name = "demo"
 composition = "infra.go:Build"
 %s
 [images]
-web = "example.invalid/web@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+web = %q
 
 [values]
 broken = %q
-`, r.sb.Kubeconfig, r.sb.Context, r.ns, extra, value)})
+`, r.sb.Kubeconfig, r.sb.Context, r.ns, extra, r.image, value)})
 }
 
 // writeSecretFile writes a file source under the release directory,

@@ -2,10 +2,14 @@ package sandbox_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pynenc/piceli/internal/sandbox"
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
 // One real node per machine: while one runs, a second sandbox asking for
@@ -22,5 +26,39 @@ func TestSecondRealNodeIsRefused(t *testing.T) {
 	}
 	if st := status(t, first.Sandbox); !st.Running {
 		t.Errorf("the first sandbox is not running after the refusal: %+v", st)
+	}
+}
+
+// A running sandbox without a real node is not given one: up --real-node
+// refuses, saying how to start it with one, and leaves it running as it
+// was.
+func TestRunningSandboxIsNotGivenARealNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: claiming the real node writes under /run")
+	}
+	sandboxtest.LockRealNode(t)
+	dir, err := os.MkdirTemp("", "pcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	name := fmt.Sprintf("p%d", time.Now().UnixNano()%1_000_000_000)
+	plain := openExtra(t, func(o *sandbox.Options) { o.Dir, o.Name = dir, name })
+	up(t, plain)
+
+	withNode, err := sandbox.Open(sandbox.Options{Name: name, Dir: dir, ToolsDir: os.DevNull, RealNode: true, Agent: sandboxtest.AgentCommand()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandboxtest.RequireRealNode(t, withNode.Binaries())
+	_, err = withNode.Up(t.Context())
+	if !errors.Is(err, sandbox.ErrRealNodeUnavailable) || !strings.Contains(err.Error(), "already running without one; stop it with `piceli sandbox down`") {
+		t.Fatalf("Up with a real node of a running sandbox without one = %v; want ErrRealNodeUnavailable saying to stop it first", err)
+	}
+	if st := status(t, plain); !st.Running {
+		t.Errorf("the sandbox is not running after the refusal: %+v", st)
+	}
+	if _, ok, err := plain.RealNode(); ok || err != nil {
+		t.Errorf("RealNode() after the refusal = %t, %v; want none", ok, err)
 	}
 }

@@ -2,12 +2,9 @@ package sandbox_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -32,42 +29,11 @@ type realNodeSandbox struct {
 	api  *sandboxtest.Sandbox
 }
 
-// openRealNode opens a sandbox with a real node (and fakeNodes fake ones)
-// in a short temporary directory: the sockets its processes create there
-// must fit in a unix socket address, which t.TempDir's long names break.
-// It skips, or fails under CI=true, when this machine cannot run one, and
-// is stopped, its directory removed, when the test ends.
+// openRealNode opens a sandbox with a real node and fakeNodes fake ones
+// (see sandboxtest.OpenRealNode).
 func openRealNode(t *testing.T, fakeNodes int) *sandbox.Sandbox {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: a real node changes the host (cgroups, a bridge, mounts); run without -short, as root")
-	}
-	dir, err := os.MkdirTemp("", "pcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := sandbox.Open(sandbox.Options{
-		Name: fmt.Sprintf("r%d", time.Now().UnixNano()%1_000_000_000), Dir: dir, Nodes: fakeNodes,
-		ToolsDir: os.DevNull, RealNode: true, Progress: testProgress{t}, Agent: sandboxtest.AgentCommand(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := sb.Down(ctx); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
-		// Never remove through a mount (a pod's volume may be one).
-		if left, err := sandbox.MountsUnder(dir); err != nil || len(left) > 0 {
-			t.Errorf("cleanup: mounts left under %s: %v %v; not removing it", dir, left, err)
-			return
-		}
-		os.RemoveAll(dir)
-	})
-	sandboxtest.RequireRealNode(t, sb.Binaries())
-	return sb
+	return sandboxtest.OpenRealNode(t, fakeNodes)
 }
 
 // upRealNode starts sb, which must have a real node, and connects to it.

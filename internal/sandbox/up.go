@@ -58,6 +58,9 @@ func (s *Sandbox) Up(ctx context.Context) (Info, error) {
 func (s *Sandbox) up(ctx context.Context) (Info, error) {
 	if s.healthy(ctx) {
 		stepf(s.opts.Progress, "sandbox %q is already running", s.layout.Name)
+		if err := s.refuseMissingRealNode(); err != nil {
+			return Info{}, err
+		}
 		s.noteMissingAgent()
 		return s.ready(ctx, true)
 	}
@@ -77,6 +80,20 @@ func (s *Sandbox) up(ctx context.Context) (Info, error) {
 	}
 	stepf(s.opts.Progress, "sandbox %q is up in %s", s.layout.Name, time.Since(start).Round(100*time.Millisecond))
 	return info, nil
+}
+
+// refuseMissingRealNode refuses to reuse a running sandbox without a real
+// node when one is asked for: the real node starts with the sandbox and is
+// never added to a running one.
+func (s *Sandbox) refuseMissingRealNode() error {
+	if !s.opts.RealNode {
+		return nil
+	}
+	if _, ok, err := s.RealNode(); err != nil || ok {
+		return err
+	}
+	return fmt.Errorf("%w: sandbox %q is already running without one; stop it with `piceli sandbox down` and run `piceli sandbox up --real-node` again",
+		ErrRealNodeUnavailable, s.layout.Name)
 }
 
 // undo stops whatever a failed start left running, so a failed Up never
