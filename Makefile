@@ -6,7 +6,7 @@ LDFLAGS := -X github.com/pynenc/piceli/internal/cli.Version=$(VERSION) \
            -X github.com/pynenc/piceli/internal/cli.SourceDir=$(CURDIR)
 PICELI  := $(BIN)/piceli
 
-.PHONY: all build vet test test-unit test-acceptance demo sandbox-bins sandbox-up sandbox-down sandbox-status clean
+.PHONY: all build vet test test-unit test-acceptance bench demo sandbox-bins sandbox-up sandbox-down sandbox-status clean
 
 all: build
 
@@ -18,6 +18,7 @@ build:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags piceli_failpoints ./internal/apply/
+	$(GO) vet -tags piceli_nofsync ./internal/journal/ ./cmd/piceli-bench/
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
@@ -59,3 +60,10 @@ sandbox-status: build
 
 clean:
 	rm -rf $(BIN)
+
+## bench: Piceli against kubectl on a private sandbox; writes docs/performance.md (tens of minutes)
+BENCHFLAGS ?=
+bench: sandbox-bins
+	$(GO) build -o $(BIN)/piceli-bench ./cmd/piceli-bench
+	$(GO) build -tags piceli_nofsync -o $(BIN)/piceli-bench-nofsync ./cmd/piceli-bench
+	$(BIN)/piceli-bench -nofsync $(BIN)/piceli-bench-nofsync -out docs/performance.md $(BENCHFLAGS)

@@ -7,10 +7,12 @@ import (
 )
 
 // Apply runs exactly the stored plan whose hash (or its first 12 hex
-// digits) is approve. Under the release's file lock it plans again and
-// refuses with a *StaleError, before any write, when the composition now
-// renders differently, the target differs or the cluster changed in a field
-// the plan touches; then it takes the release's Lease and runs the plan
+// digits) is approve. Under the release's file lock it renders the
+// composition again and reads the cluster with one LIST per kind and
+// namespace (dry-running only objects written since the plan saw them),
+// and refuses with a *StaleError, before any write, when the composition
+// now renders differently, the target differs or the cluster changed in a
+// field the plan touches; then it takes the release's Lease and runs the plan
 // wave by wave with readiness in between, journaling every write. A run
 // that finishes becomes the release's next revision, and the state
 // directory's retention rule is applied.
@@ -27,7 +29,7 @@ import (
 // error then wraps a *ChecksFailedError. The revision keeps their results.
 func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*Result, error) {
 	if approve == "" {
-		p, err := r.Plan(ctx, PlanOptions{AllowReplace: opts.AllowReplace})
+		p, err := r.Plan(ctx, PlanOptions{AllowReplace: opts.AllowReplace, Parallel: opts.Parallel})
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +55,7 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 		return nil, err
 	}
 	rs := runSpec{run: apply.NewRunID(), start: (*apply.Engine).Apply, input: func(ctx context.Context) (apply.Input, error) {
-		return s.approvedInput(ctx, approved, opts.AllowReplace, nil)
+		return s.approvedInput(ctx, approved, opts, nil)
 	}}
 	return s.execute(ctx, rs, opts)
 }

@@ -7,17 +7,22 @@ type PlanOptions struct {
 	// AllowReplace plans delete-and-create for immutable field changes
 	// instead of refusing them.
 	AllowReplace bool
+	// Parallel bounds the dry-runs (and LISTs) in flight; 0 means 16. It
+	// is the knob that spares a small or shared control plane.
+	Parallel int
 }
 
 // Plan renders the composition, resolves its declared secrets, discovers
-// and dry-runs every object against the target cluster and stores the plan
+// and dry-runs every object against the target cluster (but those the
+// release's last run left untouched, at the very resourceVersion it wrote
+// with the same manifest: they are no-ops) and stores the plan
 // under the state directory, with the new secret versions it uses. A plan
 // with blocked steps (conflicts, refused replaces) is returned but not
 // stored: check Plan.Blocked. Nothing is written to the cluster, except
 // that a release whose state is shared ([release] state = "cluster")
 // pushes its state there, under the release's Lease (see SharesState).
 func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*Plan, error) {
-	s, err := r.planned(ctx, opts.AllowReplace)
+	s, err := r.planned(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +35,7 @@ func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*Plan, error) {
 // Diff is Plan without storing anything: no plan, no digest key, no secret
 // version. Use Plan.Changed to detect drift.
 func (r *Release) Diff(ctx context.Context, opts PlanOptions) (*Plan, error) {
-	s, err := r.planned(ctx, opts.AllowReplace)
+	s, err := r.planned(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +43,7 @@ func (r *Release) Diff(ctx context.Context, opts PlanOptions) (*Plan, error) {
 }
 
 // planned opens a session, resolves its secrets and plans.
-func (r *Release) planned(ctx context.Context, allowReplace bool) (*session, error) {
+func (r *Release) planned(ctx context.Context, opts PlanOptions) (*session, error) {
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err
@@ -46,5 +51,5 @@ func (r *Release) planned(ctx context.Context, allowReplace bool) (*session, err
 	if err := s.resolveSecrets(ctx); err != nil {
 		return nil, err
 	}
-	return s, s.makePlan(ctx, allowReplace)
+	return s, s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel})
 }

@@ -16,7 +16,8 @@ type Plan = plan.Plan
 
 // Revision is one applied plan of the release, as History lists it: its
 // number, plan hash, run, source ("apply" or "rollback to N"), times,
-// outcome, how many objects it holds and the secret versions it used. The
+// outcome, how many objects it holds, whether its run changed none of
+// them (Unchanged: a no-op plan) and the secret versions it used. The
 // objects themselves stay in the state directory.
 type Revision = history.Summary
 

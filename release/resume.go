@@ -33,7 +33,7 @@ func (r *Release) Resume(ctx context.Context, opts RunOptions) (*Result, error) 
 		return nil, err
 	}
 	rs := runSpec{run: run, start: (*apply.Engine).Resume, input: func(ctx context.Context) (apply.Input, error) {
-		return s.resumeInput(ctx, run, opts.AllowReplace)
+		return s.resumeInput(ctx, run, opts)
 	}}
 	res, err := s.execute(ctx, rs, opts)
 	if _, isRollback := apply.RollbackOf(source); !isRollback {
@@ -56,7 +56,7 @@ func (s *session) prepareSource(ctx context.Context, source string) error {
 // resumeInput loads the run's plan and checks its untouched steps against
 // a fresh plan. A run that ended finished or compensated is refused here,
 // before the Lease is taken: there is nothing to resume.
-func (s *session) resumeInput(ctx context.Context, run string, allowReplace bool) (apply.Input, error) {
+func (s *session) resumeInput(ctx context.Context, run string, opts RunOptions) (apply.Input, error) {
 	st, _, err := apply.Inspect(s.r.StateDir(), run)
 	if err != nil {
 		return apply.Input{}, refuse(err)
@@ -68,5 +68,5 @@ func (s *session) resumeInput(ctx context.Context, run string, allowReplace bool
 	if err != nil {
 		return apply.Input{}, refuse(err)
 	}
-	return s.approvedInput(ctx, approved, allowReplace, apply.Untouched(approved, st))
+	return s.approvedInput(ctx, approved, opts, apply.Untouched(approved, st))
 }

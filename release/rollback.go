@@ -42,7 +42,7 @@ func (r *Release) Rollback(ctx context.Context, to int, approve string, opts Run
 	if err := prepare(s, ctx); err != nil {
 		return nil, err
 	}
-	if err := s.makePlan(ctx, opts.AllowReplace); err != nil {
+	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel}); err != nil {
 		return nil, err
 	}
 	if err := s.store(); err != nil {

@@ -52,7 +52,7 @@ func (r *Release) autoRollback(ctx context.Context, run string, opts RunOptions)
 	}
 	to := revs[len(revs)-1].Number
 	r.events().Emit(progress.Event{Kind: progress.Note, Message: fmt.Sprintf(`rolling back to revision %d, as [release] on_failure = "rollback" asks`, to)})
-	_, err = r.Rollback(ctx, to, "", RunOptions{AllowReplace: opts.AllowReplace})
+	_, err = r.Rollback(ctx, to, "", RunOptions{AllowReplace: opts.AllowReplace, Parallel: opts.Parallel})
 	var approval *ApprovalRequiredError
 	if !errors.As(err, &approval) {
 		return &AutoRollback{To: to, Err: fmt.Errorf("plan the rollback: %w", err)}
@@ -61,7 +61,7 @@ func (r *Release) autoRollback(ctx context.Context, run string, opts RunOptions)
 		return &AutoRollback{To: to, Err: fmt.Errorf("the rollback plan is blocked: %v", b)}
 	}
 	res, err := r.Rollback(ctx, to, approval.Plan.Hash, RunOptions{
-		AllowReplace: opts.AllowReplace, Interrupt: opts.Interrupt,
+		AllowReplace: opts.AllowReplace, Parallel: opts.Parallel, Interrupt: opts.Interrupt,
 		skipReason: fmt.Sprintf("automatic rollback after run %s failed", run),
 	})
 	return &AutoRollback{To: to, Result: res, Err: err}

@@ -18,6 +18,11 @@ type RunOptions struct {
 	// recreate objects whose immutable fields change, as the approved plan
 	// did; it must match how that plan was made.
 	AllowReplace bool
+	// Parallel bounds the requests in flight: the approval check's reads
+	// and dry-runs, and the writes within a wave (waves run one after
+	// another). 0 means 16. It is the knob that spares a small or shared
+	// control plane.
+	Parallel int
 	// Interrupt, when closed, asks the run to stop after its in-flight
 	// writes, as Stop does from another process: the run ends "stopped" in
 	// its journal and Resume continues it. Cancelling the context instead
@@ -69,7 +74,7 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 	rel := s.r.spec.Release
 	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: s.r.events(), Options: apply.Options{
 		Holder: l.holder.String(), AfterWave: l.afterWave, AfterWrites: l.share, Stop: opts.Interrupt,
-		Compensate: rel.OnFailure == spec.OnFailureCompensate, ReadyTimeout: rel.ReadyTimeout,
+		Compensate: rel.OnFailure == spec.OnFailureCompensate, ReadyTimeout: rel.ReadyTimeout, Parallel: opts.Parallel,
 		Checks: s.engineChecks(), SkipChecks: opts.skipChecks(),
 	}}
 	res, err := rs.start(e, ctx, rs.run, in)
@@ -102,9 +107,12 @@ func runFailed(res *Result, err error) error {
 }
 
 // approvedInput plans again now and checks the approved plan against the
-// fresh one; only the steps in only are compared (nil: all).
-func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, allowReplace bool, only map[object.Ref]bool) (apply.Input, error) {
-	if err := s.makePlan(ctx, allowReplace); err != nil {
+// fresh one; only the steps in only are compared (nil: all). The fresh
+// plan re-renders every object and reads the cluster with one LIST per
+// kind and namespace; it dry-runs only the objects that changed since the
+// approved plan saw them (plan.Options Approved).
+func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts RunOptions, only map[object.Ref]bool) (apply.Input, error) {
+	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel, approved: approved}); err != nil {
 		return apply.Input{}, err
 	}
 	if err := apply.Approve(approved, s.plan, only); err != nil {

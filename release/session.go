@@ -81,10 +81,19 @@ func (s *session) connect(ctx context.Context) error {
 	return nil
 }
 
+// planning says how a session plans.
+type planning struct {
+	allowReplace bool
+	parallel     int // requests in flight; 0: plan.DefaultParallel
+	// approved is the plan an approval check confirms (plan.Options
+	// Approved); nil plans anew.
+	approved *plan.Plan
+}
+
 // makePlan plans the session's objects against the cluster.
-func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
+func (s *session) makePlan(ctx context.Context, how planning) error {
 	rel := s.r.spec.Release
-	previous, owned, err := pruneRecords(s.r.StateDir())
+	recs, err := readRecords(s.r.StateDir())
 	if err != nil {
 		return err
 	}
@@ -95,12 +104,16 @@ func (s *session) makePlan(ctx context.Context, allowReplace bool) error {
 		Objects:             s.objects,
 		Components:          s.components,
 		Prune:               rel.Prune,
-		Previous:            previous,
-		Owned:               owned,
+		Previous:            recs.previous,
+		Owned:               recs.owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
 		Wait:                rel.Wait,
 	}
-	p, err := plan.Make(ctx, s.client, in, plan.Options{AllowReplace: allowReplace, Key: s.key})
+	opts := plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel}
+	if recs.applied != nil && recs.applied.Release == in.Release {
+		opts.Settled = recs.settled // written by this field manager
+	}
+	p, err := plan.Make(ctx, s.client, in, opts)
 	s.plan = p
 	return classify(err)
 }

@@ -50,8 +50,8 @@ func journalScenarios() []scenario {
 			run:      writeError,
 		},
 		fsyncError(2, false),
-		fsyncError(5, true),
-		fsyncError(appends, false),
+		fsyncError(3, true), // the first wave's outcomes, its writes all done
+		fsyncError(len(commits), false),
 	}
 }
 
@@ -240,27 +240,35 @@ func writeError(c *sc) {
 	e.wantEachStepAppliedOnce(p)
 }
 
-// appends is how many appends a run of the default release makes to its
-// journal: the run's start, then per wave its intents, each outcome and its
-// readiness, then the run's end.
-var appends = 1 + sum(shape) + 2*len(shape) + 1
+// commits lists the journal commits (fsyncs) a run of the default release
+// makes, each as the number of records it makes durable: the run's start;
+// per wave its intents, its outcomes (each written as it arrives, all made
+// durable by one fsync once the wave's writes are done) and its readiness;
+// then the run's end.
+var commits = func() []int {
+	c := []int{1}
+	for _, n := range shape {
+		c = append(c, n, n, 1)
+	}
+	return append(c, 1)
+}()
 
 // fsyncError fails the n-th journal fsync of the apply (the hook of the
-// failpoints build): the run ends at that append, whose records were
+// failpoints build): the run ends at that commit, whose records were
 // written but not made durable, and never syncs that journal again. When
-// the failed append was not the run's last, the run is interrupted and
+// the failed commit was not the run's last, the run is interrupted and
 // resume finishes it; when it was the run-finished record, the journal
 // reads finished already and the apply's exit 1 says the end is not
 // durable.
 func fsyncError(n int, fast bool) scenario {
-	want := "exit 1 naming the journal and EIO; the journal ends with that append, never synced again; "
-	if n < appends {
+	want := "exit 1 naming the journal and EIO; the journal ends with that commit's records, never synced again; "
+	if n < len(commits) {
 		want += "status interrupted; resume finishes"
 	} else {
 		want += "it reads finished (its last record unsynced); resume has nothing to do"
 	}
 	return scenario{
-		name:     fmt.Sprintf("a failed fsync of the journal (append %d of %d) ends the run and is never retried", n, appends),
+		name:     fmt.Sprintf("a failed fsync of the journal (commit %d of %d) ends the run and is never retried", n, len(commits)),
 		fault:    fmt.Sprintf("%s=fsync:%d: the %s journal fsync of the apply fails with EIO", apply.JournalFaultEnv, n, ordinal(n)),
 		expected: want,
 		fast:     fast,
@@ -281,10 +289,10 @@ func fsyncError(n int, fast bool) scenario {
 			if err != nil {
 				e.t.Fatal(err)
 			}
-			if got := appendGroups(recs); got != n {
-				e.t.Errorf("the journal holds %d appends, want %d: the failed one last, nothing after it", got, n)
+			if want := sum(commits[:n]); len(recs) != want {
+				e.t.Errorf("the journal holds %d records, want %d: those of the first %d commits, the failed one last, nothing after it", len(recs), want, n)
 			}
-			if n == appends {
+			if n == len(commits) {
 				e.wantExit(cli.ExitRefused, "resume")
 				return
 			}
@@ -295,18 +303,6 @@ func fsyncError(n int, fast bool) scenario {
 			e.wantEachStepAppliedOnce(p)
 		},
 	}
-}
-
-// appendGroups counts the appends that wrote recs: one append stamps all
-// its records with one time.
-func appendGroups(recs []journal.Record) int {
-	n := 0
-	for i, r := range recs {
-		if i == 0 || !r.Time.Equal(recs[i-1].Time) {
-			n++
-		}
-	}
-	return n
 }
 
 func ordinal(n int) string {

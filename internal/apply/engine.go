@@ -19,9 +19,20 @@ import (
 // resumed.
 var ErrStopped = errors.New("run stopped on request")
 
+// DefaultParallel is how many writes of a wave the engine keeps in flight
+// when Options.Parallel is zero: as many as a plan's dry-runs
+// (plan.DefaultParallel). On the 2-core sandbox, 8, 16 and 32 in flight
+// applied 1,000 ConfigMaps in about the same time, the API server's CPU
+// being the limit (docs/performance.md); a larger control plane takes
+// more, a small or shared one fewer. The client's rate limiter
+// (kube.DefaultQPS) sits above this and is not meant to bind.
+const DefaultParallel = 16
+
 // Options tune the engine. The zero value is valid.
 type Options struct {
-	Parallel     int           // concurrent writes within a wave; 0 means 8
+	// Parallel bounds the writes in flight within a wave; 0 means
+	// DefaultParallel. Waves themselves run one after another.
+	Parallel     int
 	ReadyTimeout time.Duration // readiness wait per wave; 0 means 5 minutes
 	Holder       string        // who runs it, for the journal ("user@host pid N")
 	// AfterWave, when set, runs after each wave is ready and journaled; an
@@ -129,7 +140,7 @@ func (e *Engine) runFinished(res *Result, err error) {
 func (e *Engine) newRun(run string, in Input, w *journal.Writer) *runner {
 	o := e.Options
 	if o.Parallel <= 0 {
-		o.Parallel = 8
+		o.Parallel = DefaultParallel
 	}
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 5 * time.Minute

@@ -71,11 +71,12 @@ type objectKey struct {
 
 func newFakeCluster() *fakeCluster {
 	c := &fakeCluster{
-		FakeDynamicClient: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()),
+		FakeDynamicClient: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds()),
 		objs:              map[objectKey]*unstructured.Unstructured{},
 	}
 	c.PrependReactor("patch", "*", c.patch)
 	c.PrependReactor("get", "*", c.get)
+	c.PrependReactor("list", "*", c.list)
 	c.PrependReactor("delete", "*", c.delete)
 	return c
 }
@@ -144,6 +145,30 @@ func (c *fakeCluster) get(a clienttesting.Action) (bool, runtime.Object, error) 
 		return true, nil, apierrors.NewNotFound(g.GetResource().GroupResource(), g.GetName())
 	}
 	return true, live, nil
+}
+
+// listKinds names the list kind of every resource the tests write, which
+// the fake client needs to LIST them (readiness lists a wave's objects).
+func listKinds() map[schema.GroupVersionResource]string {
+	out := map[schema.GroupVersionResource]string{}
+	for kind, gvr := range resources {
+		out[gvr] = kind + "List"
+	}
+	return out
+}
+
+// list answers a LIST with the live objects of its resource and namespace.
+func (c *fakeCluster) list(a clienttesting.Action) (bool, runtime.Object, error) {
+	l := a.(clienttesting.ListAction)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": l.GetResource().GroupVersion().String()}}
+	for k, o := range c.objs {
+		if k.gvr == l.GetResource() && k.namespace == l.GetNamespace() {
+			out.Items = append(out.Items, *o.DeepCopy())
+		}
+	}
+	return true, out, nil
 }
 
 func (c *fakeCluster) delete(a clienttesting.Action) (bool, runtime.Object, error) {

@@ -14,7 +14,7 @@ const (
 	FailAfterRunStarted  = "after-run-started" // the run is journaled, nothing written
 	FailAfterIntent      = "after-intent"      // a wave's intents are durable, no write sent
 	FailAfterWrite       = "after-write"       // a write succeeded, its outcome not journaled
-	FailAfterOutcome     = "after-outcome"     // a write and its outcome are durable
+	FailAfterOutcome     = "after-outcome"     // a write's outcome is in the journal (durable with its wave's)
 	FailBeforeWaveReady  = "before-wave-ready" // a wave is written, readiness not journaled
 	FailAfterWaveReady   = "after-wave-ready"  // a wave is ready and journaled
 	FailBeforeRunFinish  = "before-run-finish" // every wave is done, no revision recorded

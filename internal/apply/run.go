@@ -45,6 +45,22 @@ func (r *runner) append(recs ...journal.Record) error {
 	return nil
 }
 
+// stage writes an outcome to the journal without waiting for its fsync
+// (journal.Writer.Stage); flush makes every staged record durable.
+func (r *runner) stage(rec journal.Record) error {
+	if err := r.j.Stage(rec); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
+func (r *runner) flush() error {
+	if err := r.j.Flush(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
 // restore takes over a replayed state: applied steps are done, in-doubt ones
 // settled by reading the cluster.
 func (r *runner) restore(ctx context.Context, st journal.State) error {
@@ -145,8 +161,13 @@ func (r *runner) pending(nodes []int) []int {
 	return out
 }
 
-// writeAll journals the intents of steps in one group commit, then writes
-// them in parallel; each outcome is journaled as it arrives.
+// writeAll journals the intents of steps in one commit, then writes them
+// in parallel. Each outcome goes into the journal as it arrives, without
+// waiting for an fsync of its own; one fsync makes all of them durable
+// once the wave's writes are done, before its readiness wait (a failed
+// wave's are made durable with the run's failure). An outcome a crash of
+// the machine loses before then leaves its step in doubt: resume settles
+// it by reading the cluster, as for a write whose answer never came.
 func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	if len(steps) == 0 {
 		return nil
@@ -165,7 +186,10 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	for _, i := range steps {
 		g.Go(func() error { return r.writeStep(gctx, wave, i) })
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return r.flush()
 }
 
 // writeStep performs one step and journals its outcome, unless the write
@@ -201,7 +225,7 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 		err = fmt.Errorf("%s %s: %w", t.step.Action, t.step.Ref, err)
 		rec.Result, rec.Error = journal.ResultFailed, err.Error()
 	}
-	if jerr := r.append(rec); jerr != nil {
+	if jerr := r.stage(rec); jerr != nil {
 		return jerr
 	}
 	r.fp.hit(ctx, FailAfterOutcome)
@@ -215,7 +239,8 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 }
 
 // revision records the finished run as the release's next revision: every
-// object the plan declares, Secret values as keyed digests. The manifests
+// object the plan declares, Secret values as keyed digests, and whether
+// the plan changed nothing. The manifests
 // are the approved plan's, the one record of what every session of the run
 // wrote (a resume neither compares nor rewrites the steps written before):
 // plan.Load refused the plan unless its seal held and each manifest matched
@@ -224,7 +249,8 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 // the same run (a resume after a crash that followed it): history.Add
 // answers the revision already recorded.
 func (r *runner) revision() (int, error) {
-	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(), Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets, Checks: r.checked}
+	rev := history.Revision{Plan: r.in.Plan.Hash, Run: r.run, Source: r.in.Source, Started: r.started, Finished: time.Now(),
+		Outcome: string(journal.StatusFinished), Secrets: r.in.Secrets, Checks: r.checked, Unchanged: !r.in.Plan.Changed()}
 	for _, s := range r.in.Plan.Steps {
 		if s.Action != plan.Delete {
 			rev.Objects = append(rev.Objects, history.Object{Ref: s.Ref, APIVersion: s.APIVersion, Resource: s.Resource, Manifest: s.Manifest})

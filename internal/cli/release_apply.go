@@ -35,14 +35,16 @@ Steps:
   2. take the release's file lock (one writer per state directory)
   3. load the approved plan (refused, exit 2, when it was edited since it
      was stored: every plan is sealed with a key kept in state_dir/keys);
-     render the composition and plan again now, and
-     refuse (exit 2, nothing written) when the composition renders
-     differently, the target differs, or the cluster changed in a field the
-     plan touches (status churn is not a change)
+     render the composition again and list what exists, one request per
+     kind and namespace (dry-running again only objects written since the
+     plan), and refuse (exit 2, nothing written) when the composition
+     renders differently, the target differs, or the cluster changed in a
+     field the plan touches (status churn is not a change)
   4. take the release's Lease in the cluster, naming this holder
-  5. for each wave: journal the intents, server-side apply (never forced),
-     journal each outcome, wait for readiness (except for the objects the
-     plan lists as not waited for: piceli.dev/wait, [release] wait)
+  5. for each wave: journal the intents, server-side apply (never forced,
+     --parallel at a time), journal the outcomes, wait for readiness (except
+     for the objects the plan lists as not waited for: piceli.dev/wait,
+     [release] wait)
   6. run the spec's checks in order, each journaled (--skip-checks: none,
      and the revision says so); a failing check fails the run (exit 1),
      and with [release] on_failure = "rollback" the release is rolled back
@@ -73,7 +75,8 @@ func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, rel
 	if err != nil {
 		return err
 	}
-	opts := release.RunOptions{AllowReplace: f.allowReplace, SkipChecks: f.skipChecks, Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr())}
+	opts := release.RunOptions{AllowReplace: f.allowReplace, Parallel: f.parallel, SkipChecks: f.skipChecks,
+		Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr())}
 	_, err = run(r, opts)
 	d.done()
 	return reportRun(cmd, f.spec, f.output, err)

@@ -29,7 +29,7 @@ can detect drift.`,
 			if err != nil {
 				return err
 			}
-			p, err := r.Diff(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace})
+			p, err := r.Diff(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace, Parallel: f.parallel})
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,11 @@ func printHistory(cmd *cobra.Command, revs []release.Revision) {
 	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REVISION\tPLAN\tRUN\tSOURCE\tFINISHED\tOBJECTS\tCHECKS")
 	for _, r := range revs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Number, release.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), r.Objects, checksColumn(r.Checks))
+		objects := fmt.Sprint(r.Objects)
+		if r.Unchanged {
+			objects += " (none changed)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, release.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), objects, checksColumn(r.Checks))
 	}
 	tw.Flush()
 }

@@ -14,18 +14,23 @@ type planFlags struct {
 	targetFlags
 	output       string
 	allowReplace bool
+	parallel     int
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
 	f.targetFlags.register(cmd)
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&f.allowReplace, "allow-replace", false, "plan delete-and-create for immutable field changes instead of refusing them")
+	cmd.Flags().IntVar(&f.parallel, "parallel", 0, "requests in flight at once: dry-runs when planning, writes within a wave when applying (0: 16)")
 }
 
 // open checks the output format and opens the release.
 func (f *planFlags) open(cmd *cobra.Command, opts release.Options) (*release.Release, error) {
 	if f.output != "text" && f.output != "json" {
 		return nil, refusedf("unknown output format %q (want text or json)", f.output)
+	}
+	if f.parallel < 0 {
+		return nil, refusedf("--parallel %d: want a positive number of requests, or 0 for the default", f.parallel)
 	}
 	return f.targetFlags.open(cmd, opts)
 }
@@ -44,6 +49,8 @@ Steps:
   3. resolve every kind through discovery (or a CRD in the composition)
   4. list what exists, one request per kind and namespace
   5. dry-run the release's server-side apply of every object, and compare
+     (an object still at the resourceVersion the release's last run left,
+     with the same manifest, is unchanged without one)
   6. order the steps into waves, store the plan under state_dir/plans/ and
      print it with its hash
 
@@ -55,7 +62,7 @@ Nothing is written to the cluster. Approve the plan with
 			if err != nil {
 				return err
 			}
-			p, err := r.Plan(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace})
+			p, err := r.Plan(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace, Parallel: f.parallel})
 			if err != nil {
 				return err
 			}

@@ -32,7 +32,10 @@ type Revision struct {
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
 	Outcome  string    `json:"outcome"`
-	Objects  []Object  `json:"objects"`
+	// Unchanged records that the run changed nothing: every step of its
+	// plan was a no-op, so it wrote no object.
+	Unchanged bool     `json:"unchanged,omitempty"`
+	Objects   []Object `json:"objects"`
 	// Secrets maps each declared secret to the version of the private store
 	// the revision used; rollback puts those versions back.
 	Secrets map[string]int `json:"secrets,omitempty"`

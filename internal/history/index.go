@@ -18,16 +18,18 @@ const IndexSchema = "piceli.history-index/v1"
 // Summary is a revision without its objects: what the history index holds
 // for each revision, and all that listing a release's history needs.
 type Summary struct {
-	Number   int            `json:"number"`
-	Plan     string         `json:"plan"`
-	Run      string         `json:"run"`
-	Source   string         `json:"source,omitempty"`
-	Started  time.Time      `json:"started"`
-	Finished time.Time      `json:"finished"`
-	Outcome  string         `json:"outcome"`
-	Objects  int            `json:"objects"` // how many objects the revision holds
-	Secrets  map[string]int `json:"secrets,omitempty"`
-	Checks   *Checks        `json:"checks,omitempty"`
+	Number   int       `json:"number"`
+	Plan     string    `json:"plan"`
+	Run      string    `json:"run"`
+	Source   string    `json:"source,omitempty"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Outcome  string    `json:"outcome"`
+	Objects  int       `json:"objects"` // how many objects the revision holds
+	// Unchanged is the revision's: its run wrote no object.
+	Unchanged bool           `json:"unchanged,omitempty"`
+	Secrets   map[string]int `json:"secrets,omitempty"`
+	Checks    *Checks        `json:"checks,omitempty"`
 }
 
 // Summary returns r's summary. Its Secrets is a copy.
@@ -35,7 +37,7 @@ func (r *Revision) Summary() Summary {
 	return Summary{
 		Number: r.Number, Plan: r.Plan, Run: r.Run, Source: r.Source,
 		Started: r.Started, Finished: r.Finished, Outcome: r.Outcome,
-		Objects: len(r.Objects), Secrets: maps.Clone(r.Secrets), Checks: r.Checks.clone(),
+		Objects: len(r.Objects), Unchanged: r.Unchanged, Secrets: maps.Clone(r.Secrets), Checks: r.Checks.clone(),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,5 +219,153 @@ func mustAppend(t *testing.T, w *Writer, recs ...Record) {
 	t.Helper()
 	if err := w.Append(recs...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Appends that arrive while an fsync is under way are written at once and
+// made durable together by the next fsync, each Append returning once its
+// records are durable.
+func TestConcurrentAppendsShareTheNextCommit(t *testing.T) {
+	const followers = 10
+	path := filepath.Join(t.TempDir(), "run.journal")
+	release, held := make(chan struct{}), make(chan struct{})
+	var syncs atomic.Int32
+	w := create(t, path, Options{BeforeSync: func() error {
+		if syncs.Add(1) == 1 {
+			close(held)
+			<-release // the first commit waits while the others arrive
+		}
+		return nil
+	}})
+	errs := make(chan error, followers+1)
+	go func() { errs <- w.Append(Record{Type: RunStarted, Time: t0}) }()
+	<-held
+	for i := range followers {
+		go func() { errs <- w.Append(Record{Type: Outcome, Time: t0, Step: i, Result: ResultApplied}) }()
+	}
+	waitFor(t, func() bool { return written(w) == followers+1 })
+	close(release)
+	for range followers + 1 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := syncs.Load(); n != 2 {
+		t.Errorf("%d appends fsynced %d times, want 2 (the first, then the %d that arrived meanwhile)", followers+1, n, followers)
+	}
+	got, tail, err := Read(path)
+	if err != nil || tail != nil || len(got) != followers+1 {
+		t.Fatalf("Read = %d records, tail %v, %v; want %d, clean", len(got), tail, err, followers+1)
+	}
+	for i, r := range got {
+		if r.Seq != int64(i+1) {
+			t.Errorf("record %d has Seq %d, want %d: the file is out of order", i, r.Seq, i+1)
+		}
+	}
+}
+
+// An fsync that fails fails every Append waiting on it.
+func TestAFailedCommitFailsEveryAppendInIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.journal")
+	release, held := make(chan struct{}), make(chan struct{})
+	var syncs atomic.Int32
+	w := create(t, path, Options{BeforeSync: func() error {
+		switch syncs.Add(1) {
+		case 1:
+			close(held)
+			<-release
+			return nil
+		default:
+			return errors.New("killed")
+		}
+	}})
+	first := make(chan error, 1)
+	go func() { first <- w.Append(Record{Type: RunStarted, Time: t0}) }()
+	<-held
+	errs := make(chan error, 3)
+	for i := range 3 {
+		go func() { errs <- w.Append(Record{Type: Outcome, Time: t0, Step: i, Result: ResultApplied}) }()
+	}
+	waitFor(t, func() bool { return written(w) == 4 })
+	close(release)
+	if err := <-first; err != nil {
+		t.Errorf("the first commit: %v", err)
+	}
+	for range 3 {
+		if err := <-errs; err == nil || !strings.Contains(err.Error(), "killed") {
+			t.Errorf("an Append of the failed commit = %v, want the commit's error", err)
+		}
+	}
+	if err := w.Append(Record{Type: RunFailed}); err == nil {
+		t.Error("Append after a failed commit: no error, want the Writer broken")
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after 10 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-timeout:
+			t.Fatal("condition not reached in 10s")
+		}
+	}
+}
+
+// written counts the records w has written to its file.
+func written(w *Writer) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.next - 1
+}
+
+// Staged records are in the file at once, in Seq order with appended ones,
+// and durable with the next Append, Flush or Close: one fsync for all.
+func TestStagedRecordsAreWrittenAtOnceAndSyncedLater(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.journal")
+	var syncs atomic.Int32
+	w := create(t, path, Options{BeforeSync: func() error { syncs.Add(1); return nil }})
+	mustAppend(t, w, Record{Type: RunStarted, Time: t0})
+	for i := range 3 {
+		if err := w.Stage(Record{Type: Outcome, Time: t0, Step: i, Result: ResultApplied}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _, err := Read(path); err != nil || len(got) != 4 {
+		t.Fatalf("Read after staging = %d records, %v; want 4: staged records are written at once", len(got), err)
+	}
+	if n := syncs.Load(); n != 1 {
+		t.Errorf("staging 3 records fsynced: %d syncs, want only the Append's 1", n)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := syncs.Load(); n != 2 {
+		t.Errorf("two Flushes of 3 staged records: %d syncs in all, want 2 (nothing left for the second)", n)
+	}
+	if err := w.Stage(Record{Type: WaveReady, Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := syncs.Load(); n != 3 {
+		t.Errorf("Close with a staged record: %d syncs in all, want 3", n)
+	}
+	got, tail, err := Read(path)
+	if err != nil || tail != nil || len(got) != 5 {
+		t.Fatalf("Read = %d records, tail %v, %v; want 5, clean", len(got), tail, err)
+	}
+	for i, r := range got {
+		if r.Seq != int64(i+1) {
+			t.Errorf("record %d has Seq %d, want %d", i, r.Seq, i+1)
+		}
 	}
 }

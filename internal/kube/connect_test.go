@@ -161,7 +161,7 @@ func TestConnectLimits(t *testing.T) {
 		wantQPS   float32
 		wantBurst int
 	}{
-		{name: "zero limits default to 200 QPS and a burst of 400", wantQPS: 200, wantBurst: 400},
+		{name: "zero limits default to 2,000 QPS and a burst of 4,000", wantQPS: 2000, wantBurst: 4000},
 		{name: "explicit limits are kept", qps: 5, burst: 7, wantQPS: 5, wantBurst: 7},
 	}
 	for _, tt := range tests {

@@ -48,11 +48,29 @@ type Input struct {
 	Wait string
 }
 
+// DefaultParallel is how many reads and dry-runs a plan keeps in flight
+// when Options.Parallel is zero; apply.DefaultParallel says how it was
+// sized.
+const DefaultParallel = 16
+
 // Options tune how a plan is made. The zero value is valid.
 type Options struct {
-	Parallel     int    // concurrent reads and dry-runs; 0 means 16
+	Parallel     int    // concurrent reads and dry-runs; 0 means DefaultParallel
 	AllowReplace bool   // plan replace for immutable changes instead of refusing
 	Key          []byte // digest key (ReadKey); nil means an ephemeral one
+	// Approved is the plan an approval check confirms, made earlier of the
+	// same inputs; nil plans anew. A step whose desired manifest and live
+	// object are the ones Approved saw is taken from it without a dry-run
+	// (see confirmed); the rest are planned as usual. plan.Stale then
+	// compares the two.
+	Approved *Plan
+	// Settled is what the release's records say its objects were left as
+	// (SettledBy of its latest revision), for this release's field
+	// manager. An object still at that UID and resourceVersion whose
+	// desired manifest is the one written is a no-op without a dry-run:
+	// nobody has written it since the release did. Nil dry-runs every
+	// existing object.
+	Settled map[object.Ref]Settled
 }
 
 // maker holds one plan's inputs while it is made.
@@ -62,7 +80,9 @@ type maker struct {
 	opts Options
 	dig  Digester
 	res  []kube.Resource
-	live *liveIndex
+	// approved indexes Options.Approved's steps; nil plans every step.
+	approved map[object.Ref]Step
+	live     *liveIndex
 	// declared holds the reference of every object, the target namespace
 	// added by read included; read fills it, and it is only read after.
 	declared map[object.Ref]bool
@@ -71,7 +91,8 @@ type maker struct {
 
 // Make reads the cluster and returns the plan for in: every declared object
 // resolved through discovery, read with one LIST per kind and namespace,
-// compared through a server-side dry-run of the release's apply, and
+// compared through a server-side dry-run of the release's apply (unless
+// Options.Approved or Options.Settled already hold the answer), and
 // ordered into waves. Undeclared objects of the release that it does not
 // delete are listed in Plan.Kept with the reason. It writes nothing to the
 // cluster. Bad input (unresolvable kinds, a dependency cycle, an object
@@ -103,13 +124,13 @@ func Make(ctx context.Context, c *kube.Client, in Input, opts Options) (*Plan, e
 
 func newMaker(c *kube.Client, in Input, opts Options) (*maker, error) {
 	if opts.Parallel <= 0 {
-		opts.Parallel = 16
+		opts.Parallel = DefaultParallel
 	}
 	if opts.Key == nil {
 		opts.Key = make([]byte, 32)
 		rand.Read(opts.Key)
 	}
-	return &maker{c: c, in: in, opts: opts, dig: Digester{Key: opts.Key}}, nil
+	return &maker{c: c, in: in, opts: opts, dig: Digester{Key: opts.Key}, approved: approvedSteps(opts.Approved)}, nil
 }
 
 // read resolves every object and lists what exists, adding the target

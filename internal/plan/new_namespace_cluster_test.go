@@ -73,7 +73,15 @@ func TestPlanValidatesObjectsOfANewNamespace(t *testing.T) {
 	t.Run("a valid release in a namespace the plan creates", func(t *testing.T) {
 		f := example(t, "hello")
 		f.moveTo(absentNamespace(t, f))
+		var c counter
+		f.client = f.connectCounting(t, &c)
 		p := f.plan(t, plan.Options{})
+		// One dry-run create in the probe namespace per object, and no
+		// dry-run apply that could only answer "namespace not found"; the
+		// Namespace itself is dry-run applied.
+		if c.applies.Load() != 1 || c.other.Load() != int64(len(p.Steps)-1) {
+			t.Errorf("plan into a new namespace sent %d dry-run applies and %d other requests, want 1 (the Namespace) and %d", c.applies.Load(), c.other.Load(), len(p.Steps)-1)
+		}
 		for _, kind := range []string{"Namespace", "Deployment", "Service"} {
 			name := "web"
 			if kind == "Namespace" {

@@ -25,8 +25,34 @@ var ErrNotAllowed = errors.New("release.toml does not allow it")
 
 var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
-// step plans one declared object.
+// step plans one declared object: from what an earlier plan or the
+// release's records already establish when they can, else through a
+// dry-run of the release's apply.
 func (m *maker) step(ctx context.Context, i int) (Step, error) {
+	s := m.newStep(i)
+	live := m.live.get(s.Ref)
+	a, confirmed := m.confirmed(s, live)
+	switch {
+	case confirmed:
+		return a, nil
+	case live != nil && m.unchangedSince(s, live):
+		return m.unchanged(i, s, live), nil
+	case live == nil && m.inAbsentNamespace(i):
+		// A dry-run apply could only answer that the namespace is not found.
+		s.Action, s.Observed = Create, Observed{Absent: true}
+		return m.validateElsewhere(ctx, i, s)
+	}
+	result, err := m.dryRun(ctx, i)
+	if live == nil {
+		return m.create(ctx, i, s, err)
+	}
+	s.Observed = m.observe(m.in.Objects[i].Object, live)
+	return m.change(s, live, result, err)
+}
+
+// newStep is object i's step before the cluster is compared: what it is,
+// its sealed manifest and that manifest's digest.
+func (m *maker) newStep(i int) Step {
 	o, r := m.in.Objects[i], m.res[i]
 	ref := object.RefOf(o.Object)
 	s := Step{
@@ -40,13 +66,7 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 		NoWait:     noWait(o.Object, m.in.Wait),
 	}
 	s.Desired = m.dig.Of(s.Manifest)
-	live := m.live.get(ref)
-	result, err := m.dryRun(ctx, i)
-	if live == nil {
-		return m.create(ctx, i, s, err)
-	}
-	s.Observed = m.observe(o.Object, live)
-	return m.change(s, live, result, err)
+	return s
 }
 
 // create plans an absent object. A dry-run that cannot find the object's

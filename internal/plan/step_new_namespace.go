@@ -47,4 +47,11 @@ func (m *maker) validateElsewhere(ctx context.Context, i int, s Step) (Step, err
 	return s, nil
 }
 
+// inAbsentNamespace reports whether object i is namespaced in a namespace
+// the LISTs did not find.
+func (m *maker) inAbsentNamespace(i int) bool {
+	ns := m.in.Objects[i].Object.GetNamespace()
+	return m.res[i].Namespaced && ns != "" && m.live.get(namespaceRef(ns)) == nil
+}
+
 func namespaceRef(name string) object.Ref { return object.Ref{Kind: "Namespace", Name: name} }

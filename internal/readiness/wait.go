@@ -88,8 +88,10 @@ type Report struct {
 }
 
 // Wait polls targets until every one is Current, one is Failed, the
-// timeout passes or ctx ends. Each poll GETs the targets not yet current in
-// parallel (a current target is not read again); a target not found or
+// timeout passes or ctx ends. Each poll reads the targets not yet current
+// in parallel, with one LIST per resource and namespace holding two or more
+// of them and a GET for a lone one (a current target is not read again;
+// Parallel bounds the requests in flight); a target not found or
 // unreadable is retried until the timeout. On failure or timeout the
 // returned *NotReadyError names each object that is not current, with its
 // status message and its Diagnosis: for workloads, the Diagnose lines of

@@ -1,0 +1,271 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pynenc/piceli/internal/bench/synth"
+)
+
+// config is what one benchmark run measures.
+type config struct {
+	Sizes   []int
+	Mixes   []synth.Mix
+	Runs    int   // measurements of each figure; the table shows medians
+	GoSizes []int // sizes whose cluster operations are also measured from the Go composition
+	Out     string
+	Repo    string
+	NoSync  string // the piceli_nofsync build of this program
+	Nodes   int    // fake nodes of the private sandbox
+	Keep    bool   // keep the work directory
+	Verbose bool   // log each measurement and its requests
+	// Parallel is the requests in flight of Piceli's plans and applies;
+	// 0 is the library's default, which the table is for.
+	Parallel int
+}
+
+// bench is one benchmark run in progress.
+type bench struct {
+	cfg          config
+	data         dataset
+	t            target
+	c            *cluster
+	res          *results
+	log          io.Writer
+	self, noSync string
+	cacheDir     string // compiled Go compositions
+	kubectlCache string // kubectl's discovery cache
+
+	started   time.Time
+	loadStart string  // the load average when the run began
+	idle      float64 // attributed requests per second of the idle sandbox
+}
+
+// Main runs the benchmark (or, as "worker ...", one measured operation)
+// and returns the process's exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "worker" {
+		if err := worker(ctx, args[1:], stdout, ""); err != nil {
+			fmt.Fprintln(stderr, "worker:", err)
+			return 1
+		}
+		return 0
+	}
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return 2
+	}
+	if err := run(ctx, cfg, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "bench: FAILED:", err)
+		return 1
+	}
+	return 0
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("piceli-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sizes := fs.String("sizes", "100,1000,5000", "object counts of the synthetic releases")
+	mixes := fs.String("mixes", "configmaps,mixed", "mixes: configmaps, mixed")
+	goSizes := fs.String("go-sizes", "1000", "sizes whose plans and applies are measured from the Go composition too (render always is)")
+	cfg := config{}
+	fs.IntVar(&cfg.Runs, "runs", 3, "measurements per figure (medians are reported; at least 3)")
+	fs.StringVar(&cfg.Out, "out", "docs/performance.md", "results file")
+	fs.StringVar(&cfg.Repo, "repo", ".", "the Piceli source tree")
+	fs.StringVar(&cfg.NoSync, "nofsync", "", "this program built with -tags piceli_nofsync (required)")
+	fs.IntVar(&cfg.Nodes, "nodes", 6, "fake nodes of the private sandbox (110 pods each)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the work directory")
+	fs.IntVar(&cfg.Parallel, "parallel", 0, "requests in flight of Piceli's plans and applies (0: the library's default)")
+	fs.BoolVar(&cfg.Verbose, "v", false, "log every measurement with its API requests by verb and resource")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	var errs []error
+	cfg.Sizes, errs = ints(*sizes, errs)
+	cfg.GoSizes, errs = ints(*goSizes, errs)
+	for _, m := range strings.Split(*mixes, ",") {
+		cfg.Mixes = append(cfg.Mixes, synth.Mix(m))
+		if _, err := synth.Objects(synth.Mix(m), 0); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if cfg.Runs < 3 {
+		errs = append(errs, errors.New("-runs must be at least 3: the table reports medians"))
+	}
+	if cfg.NoSync == "" {
+		errs = append(errs, errors.New("-nofsync is required: without it the journal's cost is not measured"))
+	}
+	err := errors.Join(errs...)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+	}
+	return cfg, err
+}
+
+func ints(s string, errs []error) ([]int, []error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("%q is not a positive object count", f))
+		}
+		out = append(out, n)
+	}
+	return out, errs
+}
+
+// rows lists the releases measured: every mix and size from YAML, and
+// from the Go composition.
+func (c config) rows() []row {
+	var out []row
+	for _, n := range c.Sizes {
+		for _, m := range c.Mixes {
+			out = append(out, row{Mix: m, N: n, Format: formatYAML}, row{Mix: m, N: n, Format: formatGo})
+		}
+	}
+	return out
+}
+
+// onCluster reports whether r's plans and applies are measured, not only
+// its render.
+func (c config) onCluster(r row) bool {
+	if r.Format == formatYAML {
+		return true
+	}
+	for _, n := range c.GoSizes {
+		if n == r.N {
+			return true
+		}
+	}
+	return false
+}
+
+func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) {
+	b, done, err := newBench(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, done()) }()
+	for _, r := range cfg.rows() {
+		b.logf("render %s", r)
+		if err := b.render(ctx, r); err != nil {
+			return fmt.Errorf("render %s: %w", r, err)
+		}
+	}
+	for k := range cfg.Runs {
+		for _, r := range cfg.rows() {
+			if cfg.onCluster(r) {
+				if err := b.clusterRun(ctx, r, k); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return b.write(ctx, stdout)
+}
+
+// clusterRun measures one run of every cluster operation of r: kubectl
+// first in even runs, Piceli first in odd ones, so neither always meets
+// the other's leftovers.
+func (b *bench) clusterRun(ctx context.Context, r row, k int) error {
+	steps := []struct {
+		what string
+		fn   func(context.Context, row, int) error
+	}{{"kubectl", b.kubectlRun}, {"piceli", b.piceliRun}, {"piceli without fsync", b.noSyncRun}}
+	if k%2 == 1 {
+		steps[0], steps[1] = steps[1], steps[0]
+	}
+	for _, s := range steps {
+		b.logf("run %d of %d: %s, %s", k+1, b.cfg.Runs, r, s.what)
+		if err := s.fn(ctx, r, k+1); err != nil {
+			return fmt.Errorf("%s, run %d, %s: %w", r, k+1, s.what, err)
+		}
+	}
+	return nil
+}
+
+// newBench prepares the work directory, the sandbox and the connection;
+// done stops the sandbox and removes what the run created.
+func newBench(ctx context.Context, cfg config, log io.Writer) (*bench, func() error, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	repo, err := filepath.Abs(cfg.Repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(goComposition(repo)); err != nil {
+		return nil, nil, fmt.Errorf("-repo %s is not the Piceli source tree: %w", cfg.Repo, err)
+	}
+	noSync, err := filepath.Abs(cfg.NoSync)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.MkdirTemp("", "piceli-bench-")
+	if err != nil {
+		return nil, nil, err
+	}
+	b := &bench{cfg: cfg, data: dataset{dir: dir, repo: repo}, res: newResults(cfg), log: log, self: self, noSync: noSync,
+		cacheDir: filepath.Join(dir, "cache"), kubectlCache: filepath.Join(dir, "kubectl-cache"),
+		started: time.Now(), loadStart: loadAverage()}
+	if cfg.Verbose {
+		b.res.verbose = b.logSample
+	}
+	b.logf("work directory %s; starting a private sandbox with %d nodes", dir, cfg.Nodes)
+	sb, t, err := startSandbox(ctx, filepath.Join(dir, "sandbox"), cfg.Nodes, log)
+	done := func() error {
+		var errs []error
+		if sb != nil {
+			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+			defer cancel()
+			_, err := sb.Down(stop)
+			errs = append(errs, err)
+		}
+		if !cfg.Keep {
+			errs = append(errs, os.RemoveAll(dir))
+		}
+		return errors.Join(errs...)
+	}
+	if err != nil {
+		return nil, nil, errors.Join(err, done())
+	}
+	b.t = t
+	if b.c, err = connect(ctx, t); err != nil {
+		return nil, nil, errors.Join(err, done())
+	}
+	if _, err := os.Stat(t.Kubectl); err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("the sandbox's kubectl: %w", err), done())
+	}
+	if b.idle, err = b.idleRate(ctx); err != nil {
+		return nil, nil, errors.Join(err, done())
+	}
+	return b, done, nil
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(b.log, "bench: "+format+"\n", args...)
+}
+
+// logSample logs one measurement and its API requests.
+func (b *bench) logSample(r row, op, tool string, s sample) {
+	keys := slices.Sorted(maps.Keys(s.ByKind))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s ×%.0f", k, s.ByKind[k])
+	}
+	b.logf("  %s, %s, %s: %.2f s (%.2f s CPU), %.0f MB, %.0f requests: %s; report %+v", r, op, tool, s.Wall.Seconds(), s.CPU.Seconds(), float64(s.RSS)/1e6, s.Requests, strings.Join(parts, ", "), s.Result)
+}

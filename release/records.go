@@ -1,0 +1,55 @@
+package release
+
+import (
+	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/internal/history"
+	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/plan"
+)
+
+// records is what a plan needs from the state directory.
+type records struct {
+	// previous are the objects of the latest revision, whose kinds and
+	// namespaces prune lists.
+	previous []history.Object
+	// owned are the UIDs the release owns: plan.Owned of the latest
+	// revision's plan and every run's journal.
+	owned map[string]bool
+	// settled is what the latest revision's run left each object as
+	// (plan.SettledBy), and applied that revision's plan.
+	settled map[object.Ref]plan.Settled
+	applied *plan.Plan
+}
+
+// readRecords reads the release's records. A plan or journal that cannot
+// be read owns nothing and settles nothing: prune then keeps, and lists,
+// the objects only it names, and plans dry-run the objects only it left.
+func readRecords(stateDir string) (records, error) {
+	rev, err := history.Latest(stateDir)
+	if err != nil {
+		return records{}, err
+	}
+	runs, err := apply.Runs(stateDir)
+	if err != nil {
+		return records{}, err
+	}
+	var journals [][]journal.Record
+	var last []journal.Record // the latest revision's run
+	for _, run := range runs {
+		if recs, _, err := journal.Read(apply.JournalPath(stateDir, run)); err == nil {
+			journals = append(journals, recs)
+			if rev != nil && run == rev.Run {
+				last = recs
+			}
+		}
+	}
+	var rs records
+	if rev != nil {
+		rs.previous = rev.Objects
+		rs.applied, _, _ = plan.Load(stateDir, rev.Plan) // nil when unreadable
+	}
+	rs.owned = plan.Owned(rs.applied, journals...)
+	rs.settled = plan.SettledBy(rs.applied, last)
+	return rs, nil
+}
