@@ -2,11 +2,12 @@
 # demo.sh [PICELI]
 #
 # The newcomer's tour. Start the sandbox with its real node (building the
-# control plane once), render the hello example, then `piceli deploy` it:
-# build its image, import it into the node's containerd through the granted
-# ctr, plan, and (approved) apply with its checks; render it; ask whether it is up, and
-# fetch the running container's answer through `piceli access`. Then stop the sandbox, unless
-# KEEP=1.
+# control plane once), then `piceli deploy` the hello example: build its
+# image, import it into the node's containerd through the granted ctr,
+# plan, and (approved) apply it with its checks. Render it, ask whether it
+# is up, and fetch the running container's answer through `piceli access`.
+# Then stop the sandbox, unless KEEP=1; a failed demo leaves it running for
+# a look, and says how to stop it.
 #
 # The real node needs root and Debian's containerd, runc,
 # containernetworking-plugins and iproute2; as root the demo installs what
@@ -21,6 +22,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 piceli="${1:-$root/bin/piceli}"
 cd "$root"
 step() { printf '\n==> %s\n' "$*"; }
+trap 'echo "demo: failed above; the sandbox is left running for a look: stop it with $piceli sandbox down" >&2' ERR
 spec=examples/hello/release.toml
 kubeconfig="$root/.piceli-sandbox/sandbox.kubeconfig"
 
@@ -70,10 +72,8 @@ step "deploy: check the image's pinned inputs, build it (no Docker, no network),
 if [ "$real" = 1 ]; then
 	echo "(the image goes into the real node's containerd, only through the ctr you grant)"
 fi
-set +e
-deploy_out="$("$piceli" deploy --spec "$spec" "${deliver[@]}")"
-status=$?
-set -e
+status=0
+deploy_out="$("$piceli" deploy --spec "$spec" "${deliver[@]}")" || status=$?
 echo "$deploy_out"
 if [ "$status" -ne 3 ]; then
 	echo "demo: piceli deploy exited $status, want 3 (approval required)" >&2
