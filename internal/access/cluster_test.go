@@ -16,8 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/rest"
 
 	"github.com/pynenc/piceli/internal/access"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
@@ -113,7 +111,7 @@ func TestForwardReconnectsWhenThePodGoesAway(t *testing.T) {
 	service(t, sb, ns, "web")
 	first := pod(t, sb, ns, "web", "web-a")
 	second := pod(t, sb, ns, "web", "web-b") // younger: the forward starts on web-a
-	closeIdle(sb)
+	sb.CloseIdleConnections()
 	before := runtime.NumGoroutine()
 
 	var ev events
@@ -152,33 +150,11 @@ func TestForwardReconnectsWhenThePodGoesAway(t *testing.T) {
 	}
 
 	s.Close()
-	closeIdle(sb)
+	sb.CloseIdleConnections()
 	if _, err := net.DialTimeout("tcp", fw[0].Local.String(), time.Second); err == nil {
 		t.Errorf("%s still accepts connections after Close", fw[0].Local)
 	}
-	assertGoroutines(t, before)
-}
-
-// closeIdle closes the idle connections of the test's own API client, whose
-// reading goroutines would otherwise count against the session.
-func closeIdle(sb *sandboxtest.Sandbox) {
-	if rc, ok := sb.Clientset.CoreV1().RESTClient().(*rest.RESTClient); ok {
-		utilnet.CloseIdleConnectionsFor(rc.Client.Transport)
-	}
-}
-
-// assertGoroutines waits a little for goroutines to drop to want (idle
-// HTTP connections of the test's own client close lazily).
-func assertGoroutines(t *testing.T, want int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > want && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > want {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after Close, %d before Start:\n%s", n, want, buf[:runtime.Stack(buf, true)])
-	}
+	sandboxtest.GoroutinesBack(t, before, "Close")
 }
 
 // A local port that is taken refuses the whole session, naming the port

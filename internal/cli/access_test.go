@@ -19,8 +19,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/rest"
 
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
@@ -79,14 +77,6 @@ func body(url string) (string, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return string(b), err
-}
-
-// closeIdleOf closes the idle API connections of the test's own clients,
-// which share client-go's transport with the command's.
-func closeIdleOf(sb *sandboxtest.Sandbox) {
-	if rt, err := rest.TransportFor(sb.RESTConfig); err == nil {
-		utilnet.CloseIdleConnectionsFor(rt)
-	}
 }
 
 // webPods lists the names of the pods of Deployment web, selected by
@@ -175,7 +165,7 @@ func startAccess(t *testing.T, sb *sandboxtest.Sandbox, spec string) *accessRun 
 	a := &accessRun{code: make(chan int, 1), local: freePort(t)}
 	ctx, stop := SignalContext(context.Background())
 	t.Cleanup(stop)
-	closeIdleOf(sb)
+	sb.CloseIdleConnections()
 	a.before = runtime.NumGoroutine()
 	go func() {
 		a.code <- Run(ctx, []string{"access", "--spec", spec, "--port", fmt.Sprintf("web=%d", a.local)}, &a.out, &a.errOut)
@@ -196,7 +186,7 @@ func startAccess(t *testing.T, sb *sandboxtest.Sandbox, spec string) *accessRun 
 // /proc/net/tcp) and the goroutine count back where it started.
 func (a *accessRun) interrupt(t *testing.T, sb *sandboxtest.Sandbox) {
 	t.Helper()
-	closeIdleOf(sb)
+	sb.CloseIdleConnections()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -211,22 +201,9 @@ func (a *accessRun) interrupt(t *testing.T, sb *sandboxtest.Sandbox) {
 	if listening(t, a.local) {
 		t.Errorf("/proc/net/tcp still has a listener on %d after access ended", a.local)
 	}
-	assertGoroutinesBack(t, a.before)
+	sandboxtest.GoroutinesBack(t, a.before, "access ended")
 	if !strings.Contains(a.errOut.String(), "every forward closed") {
 		t.Errorf("access stderr does not say every forward closed:\n%s", a.errOut.String())
-	}
-}
-
-// assertGoroutinesBack waits a little for goroutines to return to want.
-func assertGoroutinesBack(t *testing.T, want int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > want && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > want {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after access ended, %d before it started:\n%s", n, want, buf[:runtime.Stack(buf, true)])
 	}
 }
 
