@@ -66,7 +66,7 @@ func (r *Release) archive(opts ArchiveOptions) ([]byte, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	a, err := r.buildArchive(run, 0)
+	a, err := r.buildArchive(run, 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -74,17 +74,20 @@ func (r *Release) archive(opts ArchiveOptions) ([]byte, error) {
 }
 
 // writeArchive records the archive of a run that started, atomically: it
-// is called whenever a run ends, however it ended.
-func (r *Release) writeArchive(res *Result) error {
-	a, err := r.buildArchive(res.Run, res.Revision)
+// is called whenever a run ends, however it ended, with the plan the run
+// ran (loaded and checked before it started).
+func (r *Release) writeArchive(res *Result, ran *plan.Plan) error {
+	a, err := r.buildArchive(res.Run, res.Revision, ran)
 	if err != nil {
 		return err
 	}
 	return archive.Write(archive.Path(apply.RunDir(r.StateDir(), res.Run)), a)
 }
 
-// buildArchive reads run's journal and plan and builds its archive.
-func (r *Release) buildArchive(run string, revision int) (*archive.Archive, error) {
+// buildArchive reads run's journal and builds its archive, with its plan:
+// ran when that is the plan the journal names, else the stored one (a
+// second load and seal check of a plan costs as much as the first).
+func (r *Release) buildArchive(run string, revision int, ran *plan.Plan) (*archive.Archive, error) {
 	recs, _, err := journal.Read(apply.JournalPath(r.StateDir(), run))
 	if err != nil {
 		return nil, fmt.Errorf("archive run %s: %w", run, err)
@@ -93,9 +96,11 @@ func (r *Release) buildArchive(run string, revision int) (*archive.Archive, erro
 	if err != nil {
 		return nil, fmt.Errorf("archive run %s: %w", run, err)
 	}
-	p, _, err := plan.Load(r.StateDir(), st.Plan)
-	if err != nil {
-		return nil, fmt.Errorf("archive run %s: %w", run, err)
+	p := ran
+	if p == nil || p.Hash != st.Plan {
+		if p, _, err = plan.Load(r.StateDir(), st.Plan); err != nil {
+			return nil, fmt.Errorf("archive run %s: %w", run, err)
+		}
 	}
 	source, err := apply.RunSource(r.StateDir(), run)
 	if err != nil {

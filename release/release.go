@@ -2,6 +2,7 @@ package release
 
 import (
 	"io"
+	"net/http"
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/history"
@@ -40,6 +41,9 @@ type Options struct {
 	// CacheDir holds compiled compositions; empty means $PICELI_CACHE_DIR or
 	// the user cache directory.
 	CacheDir string
+
+	// wrapTransport wraps every request to the target: tests count them.
+	wrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Release is a release spec opened for work. Open reads only the spec;

@@ -81,7 +81,7 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 	if res != nil {
 		// The archive is written however the run ended; a failure to
 		// write it is reported, never in place of the run's own error.
-		if aerr := s.r.writeArchive(res); aerr != nil && err == nil {
+		if aerr := s.r.writeArchive(res, in.Plan); aerr != nil && err == nil {
 			return res, aerr
 		}
 	}

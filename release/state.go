@@ -43,7 +43,7 @@ func (r *Release) clusterState(c *kube.Client) *state.Cluster {
 // it uses.
 func (r *Release) connectTarget(ctx context.Context) (*kube.Client, error) {
 	t := r.spec.Target
-	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: r.opts.AllowExec})
+	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: r.opts.AllowExec, WrapTransport: r.opts.wrapTransport})
 	if err != nil {
 		return nil, classify(err)
 	}

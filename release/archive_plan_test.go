@@ -1,0 +1,51 @@
+package release
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+)
+
+// The archive a run writes when it ends is built from the plan the run
+// ran, which was loaded and checked once before it started, not read back
+// from the state directory: that would load and check the whole plan a
+// second time. So a run whose plan file goes away while it runs still
+// finishes and archives that plan.
+func TestARunArchivesThePlanItRan(t *testing.T) {
+	path, _ := configMapRelease(t, 3)
+	noop := appliedTwice(t, path)
+	var stateDir string
+	moved := false
+	r, err := Open(path, Options{Events: func(ev Event) {
+		if ev.Kind == RunStarted {
+			file := filepath.Join(stateDir, "plans", strings.TrimPrefix(noop.Hash, "sha256:")+".json")
+			moved = os.Rename(file, file+".away") == nil
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateDir = r.StateDir()
+	res, err := r.Apply(sandboxtest.Context(t, time.Minute), noop.Hash, RunOptions{})
+	if err != nil {
+		t.Fatalf("Apply() with its plan file moved away once it started: %v", err)
+	}
+	if !moved {
+		t.Fatal("the plan file was not moved away when the run started")
+	}
+	data, err := r.Archive(t.Context(), ArchiveOptions{Run: res.Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Plan string `json:"plan"`
+	}
+	if err := json.Unmarshal(data, &a); err != nil || a.Plan != noop.Hash {
+		t.Errorf("archive of run %s names plan %q (%v), want %s", res.Run, a.Plan, err, noop.Hash)
+	}
+}
