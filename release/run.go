@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/readiness"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/spec"
 )
@@ -110,16 +113,22 @@ func runFailed(res *Result, err error) error {
 // fresh one; only the steps in only are compared (nil: all). The fresh
 // plan re-renders every object and reads the cluster with one LIST per
 // kind and namespace; it dry-runs only the objects that changed since the
-// approved plan saw them (plan.Options Approved).
+// approved plan saw them (plan.Options Approved). What those LISTs show
+// ready is the engine's Input.Current: a run that writes nothing does not
+// read it again.
 func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts RunOptions, only map[object.Ref]bool) (apply.Input, error) {
-	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel, approved: approved}); err != nil {
+	current := map[object.Ref]bool{}
+	observe := func(ref object.Ref, live *unstructured.Unstructured) {
+		current[ref] = readiness.Compute(live).Status == readiness.Current
+	}
+	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel, approved: approved, observe: observe}); err != nil {
 		return apply.Input{}, err
 	}
 	if err := apply.Approve(approved, s.plan, only); err != nil {
 		return apply.Input{}, classify(err)
 	}
 	in := apply.NewInput(approved, s.plan, render.Manifests(s.objects), s.key, s.source)
-	in.Secrets = s.secretVersions()
+	in.Secrets, in.Current = s.secretVersions(), current
 	return in, nil
 }
 

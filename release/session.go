@@ -3,6 +3,8 @@ package release
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/kube"
@@ -88,6 +90,9 @@ type planning struct {
 	// approved is the plan an approval check confirms (plan.Options
 	// Approved); nil plans anew.
 	approved *plan.Plan
+	// observe is plan.Options Observe: the approval check reads the
+	// readiness of what it listed there.
+	observe func(object.Ref, *unstructured.Unstructured)
 }
 
 // makePlan plans the session's objects against the cluster.
@@ -109,7 +114,7 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		RequirePinnedImages: rel.RequirePinnedImages,
 		Wait:                rel.Wait,
 	}
-	opts := plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel}
+	opts := plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel, Observe: how.observe}
 	if recs.applied != nil && recs.applied.Release == in.Release {
 		opts.Settled = recs.settled // written by this field manager
 	}

@@ -91,6 +91,14 @@ type Input struct {
 	// is called only when a run compensates; nil means there is no earlier
 	// state, and updated objects are reported, not restored.
 	Previous func() (map[object.Ref]*unstructured.Unstructured, error)
+	// Current holds the objects the approval check's LISTs found ready
+	// (readiness.Compute of the listed object). Until the run writes (or
+	// an earlier session of it wrote) a step, the cluster is as that check
+	// read it moments ago, so a wave takes these objects' readiness from
+	// there instead of listing them again: a no-op plan finishes without
+	// a read of its own. Once anything is written every wave reads its
+	// objects. Nil reads them always.
+	Current map[object.Ref]bool
 }
 
 // Result says how a run ended.

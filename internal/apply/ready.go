@@ -64,14 +64,15 @@ func withSkipHints(err error) error {
 }
 
 // readyTargets lists what a wave waits for, with the object reference of
-// each target.
+// each target. While the run has written nothing, objects the approval
+// check found ready (Input.Current) are not waited for again.
 func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Target]object.Ref, bool) {
 	var out []readiness.Target
 	refs := map[readiness.Target]object.Ref{}
 	crds := false
 	for _, i := range nodes {
 		s := r.in.Plan.Steps[i]
-		if s.Action == plan.Delete || s.NoWait != "" {
+		if s.Action == plan.Delete || s.NoWait != "" || (!r.wrote && r.in.Current[s.Ref]) {
 			continue
 		}
 		gv, _ := schema.ParseGroupVersion(s.APIVersion)

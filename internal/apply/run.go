@@ -33,6 +33,10 @@ type runner struct {
 	done    map[int]bool    // steps applied in this run (or settled applied)
 	inDoubt map[int]bool    // steps written whose outcome is unknown
 	written map[int]written // what the server returned for them
+	// wrote says that a step was written, or may have been, by this run
+	// (in any session): the cluster may differ from what the approval
+	// check read, whose readiness (Input.Current) then no longer counts.
+	wrote bool
 
 	started time.Time
 	checked *history.Checks // what the run's checks found, for its revision
@@ -64,6 +68,7 @@ func (r *runner) flush() error {
 // restore takes over a replayed state: applied steps are done, in-doubt ones
 // settled by reading the cluster.
 func (r *runner) restore(ctx context.Context, st journal.State) error {
+	r.wrote = len(st.Steps) > 0 // a step with a record has had an intent
 	for i, s := range st.Steps {
 		if s.Status == journal.StepApplied {
 			r.done[i] = true
@@ -177,6 +182,7 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 		s := r.in.Plan.Steps[i]
 		intents[k] = journal.Record{Type: journal.Intent, Step: i, Action: string(s.Action), Ref: &s.Ref}
 	}
+	r.wrote = true
 	if err := r.append(intents...); err != nil {
 		return err
 	}

@@ -71,6 +71,12 @@ type Options struct {
 	// nobody has written it since the release did. Nil dry-runs every
 	// existing object.
 	Settled map[object.Ref]Settled
+	// Observe, when set, is called once for each declared object the
+	// LISTs found, with the object as listed, before any step is made and
+	// on Make's goroutine: an approval check takes the readiness of what
+	// it read from there (apply.Input.Current), so a no-op run need not
+	// read it again. Nil observes nothing.
+	Observe func(object.Ref, *unstructured.Unstructured)
 }
 
 // maker holds one plan's inputs while it is made.
@@ -115,6 +121,7 @@ func Make(ctx context.Context, c *kube.Client, in Input, opts Options) (*Plan, e
 	if err := m.read(ctx); err != nil {
 		return nil, err
 	}
+	m.reportLive()
 	steps, err := m.steps(ctx)
 	if err != nil {
 		return nil, err
@@ -157,6 +164,20 @@ func (m *maker) read(ctx context.Context) error {
 		return m.resolve(ctx)
 	}
 	return nil
+}
+
+// reportLive hands Options.Observe each declared object that exists, in
+// the composition's order.
+func (m *maker) reportLive() {
+	if m.opts.Observe == nil {
+		return
+	}
+	for _, o := range m.in.Objects {
+		ref := object.RefOf(o.Object)
+		if live := m.live.get(ref); live != nil {
+			m.opts.Observe(ref, live)
+		}
+	}
 }
 
 func (m *maker) resolve(ctx context.Context) error {
