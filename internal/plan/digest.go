@@ -21,8 +21,11 @@ type Digester struct {
 // Of returns the keyed digest of v's JSON encoding.
 func (d Digester) Of(v any) string {
 	data, _ := json.Marshal(v)
-	return digest.Of(d.Key, data)
+	return d.digestOf(data)
 }
+
+// digestOf is Of of an encoding already made.
+func (d Digester) digestOf(data []byte) string { return digest.Of(d.Key, data) }
 
 // Fields is the digest of what live holds at every path the sealed desired
 // manifest sets (Step.Observed.Fields), Secret values compared as keyed

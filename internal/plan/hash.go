@@ -13,7 +13,16 @@ import (
 // same inputs give the same hash; another target, another observation or
 // another desired state gives another.
 func (p *Plan) ComputeHash() (string, error) {
-	data, err := canonical(p)
+	ms, err := manifestsOf(p)
+	if err != nil {
+		return "", fmt.Errorf("encode plan: %w", err)
+	}
+	return p.hashWith(ms)
+}
+
+// hashWith is ComputeHash with the manifests already encoded (manifestsOf).
+func (p *Plan) hashWith(ms []json.RawMessage) (string, error) {
+	data, err := canonical(p, ms)
 	if err != nil {
 		return "", err
 	}
@@ -21,16 +30,17 @@ func (p *Plan) ComputeHash() (string, error) {
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
-// canonical encodes the hashed part of p. encoding/json writes struct fields
-// in declaration order and map keys sorted, so equal plans encode equally.
-func canonical(p *Plan) ([]byte, error) {
-	c := *p
-	c.Hash, c.Seal, c.Kept = "", "", nil
-	c.Steps = make([]Step, len(p.Steps))
+// canonical encodes the hashed part of p, whose manifests ms holds
+// encoded. encoding/json writes struct fields in declaration order and map
+// keys sorted, so equal plans encode equally.
+func canonical(p *Plan, ms []json.RawMessage) ([]byte, error) {
+	steps := make([]stepJSON, len(p.Steps))
 	for i, s := range p.Steps {
 		s.Changes, s.Origin, s.Seal, s.Warnings = nil, "", "", nil
-		c.Steps[i] = s
+		steps[i] = wireStep(s, ms[i])
 	}
+	c := wirePlan(p, steps)
+	c.Hash, c.Seal, c.Kept = "", "", nil
 	data, err := json.Marshal(&c)
 	if err != nil {
 		return nil, fmt.Errorf("encode plan: %w", err)

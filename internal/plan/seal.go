@@ -54,58 +54,70 @@ func (s sealer) of(v any) string {
 
 // stepSeal covers every field of a step but its seal, Changes and Origin
 // included: what a plan shows people is sealed as much as what it applies.
-func (s sealer) stepSeal(st Step) string {
+// m is the step's manifest, encoded (manifestsOf).
+func (s sealer) stepSeal(st Step, m json.RawMessage) string {
 	st.Seal = ""
-	return s.of(st)
+	return s.of(wireStep(st, m))
 }
 
 // planSeal covers every field of a plan but its hash and its own seal; the
 // steps enter with their seals, so it also covers their order and count.
-func (s sealer) planSeal(p *Plan) string {
-	c := *p
+func (s sealer) planSeal(p *Plan, ms []json.RawMessage) string {
+	c := wired(p, ms)
 	c.Hash, c.Seal = "", ""
 	return s.of(&c)
 }
 
-// seal sets the seal of every step of p, then p's.
-func (s sealer) seal(p *Plan) {
+// seal sets the seal of every step of p, then p's; ms holds p's manifests
+// encoded.
+func (s sealer) seal(p *Plan, ms []json.RawMessage) {
 	for i := range p.Steps {
-		p.Steps[i].Seal = s.stepSeal(p.Steps[i])
+		p.Steps[i].Seal = s.stepSeal(p.Steps[i], ms[i])
 	}
-	p.Seal = s.planSeal(p)
+	p.Seal = s.planSeal(p, ms)
 }
 
 // verify checks p against its seals: each step's (an error per step that
 // fails, naming it), each step's manifest against its Desired digest, and
-// the plan's own for the rest. It returns ErrUnsealed for a plan with no
-// seal, and errors wrapping ErrTampered otherwise.
-func (s sealer) verify(p *Plan) error {
+// the plan's own for the rest; ms holds p's manifests encoded. It returns
+// ErrUnsealed for a plan with no seal, and errors wrapping ErrTampered
+// otherwise.
+func (s sealer) verify(p *Plan, ms []json.RawMessage) error {
 	if p.Seal == "" {
 		return ErrUnsealed
 	}
 	var errs []error
 	for i, st := range p.Steps {
-		if err := s.verifyStep(st); err != nil {
+		if err := s.verifyStep(st, ms[i]); err != nil {
 			errs = append(errs, fmt.Errorf("step %d %s: %w", i, st.Ref, err))
 		}
 	}
-	if len(errs) == 0 && !equal(p.Seal, s.planSeal(p)) {
+	if len(errs) == 0 && !equal(p.Seal, s.planSeal(p, ms)) {
 		errs = append(errs, fmt.Errorf("its release, target, waves or order of steps do not match its seal: %w", ErrTampered))
 	}
 	return errors.Join(errs...)
 }
 
-// verifyStep checks one step's seal, and that its manifest is the one its
-// Desired digest (what apply compares with a fresh plan) stands for:
-// history records the manifest, the engine writes what digests to Desired.
-func (s sealer) verifyStep(st Step) error {
+// verifyStep checks one step's seal, and that its manifest (m, encoded) is
+// the one its Desired digest (what apply compares with a fresh plan)
+// stands for: history records the manifest, the engine writes what digests
+// to Desired. The digest is Digester.Of's, of the same encoding.
+func (s sealer) verifyStep(st Step, m json.RawMessage) error {
 	switch {
-	case !equal(st.Seal, s.stepSeal(st)):
+	case !equal(st.Seal, s.stepSeal(st, m)):
 		return fmt.Errorf("content does not match its seal: %w", ErrTampered)
-	case st.Desired != "" && !equal(st.Desired, s.dig.Of(st.Manifest)):
+	case st.Desired != "" && !equal(st.Desired, s.desiredOf(st, m)):
 		return fmt.Errorf("manifest does not match its desired digest: %w", ErrTampered)
 	}
 	return nil
+}
+
+// desiredOf is Digester.Of of st's manifest, m encoded.
+func (s sealer) desiredOf(st Step, m json.RawMessage) string {
+	if m == nil { // an empty or nil map: Of encodes it as {} or null
+		return s.dig.Of(st.Manifest)
+	}
+	return s.dig.digestOf(m)
 }
 
 // equal compares two digests in constant time.

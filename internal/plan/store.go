@@ -28,7 +28,11 @@ func Dir(stateDir string) string { return filepath.Join(stateDir, "plans") }
 // must be the key p was made with (StoreKey it first), or the plan can
 // never be applied; with no key stored, it stores a fresh one.
 func Save(stateDir string, p *Plan) (string, error) {
-	hash, err := p.ComputeHash()
+	ms, err := manifestsOf(p)
+	if err != nil {
+		return "", fmt.Errorf("encode plan: %w", err)
+	}
+	hash, err := p.hashWith(ms)
 	if err != nil {
 		return "", err
 	}
@@ -37,8 +41,8 @@ func Save(stateDir string, p *Plan) (string, error) {
 		return "", err
 	}
 	p.Hash = hash
-	s.seal(p)
-	data, err := json.MarshalIndent(p, "", "  ")
+	s.seal(p, ms)
+	data, err := json.MarshalIndent(wired(p, ms), "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encode plan: %w", err)
 	}
@@ -76,9 +80,9 @@ func Load(stateDir, hash string) (*Plan, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := read(stateDir, full)
+	p, ms, err := read(stateDir, full)
 	if err == nil {
-		err = unseal(stateDir, p)
+		err = unseal(stateDir, p, ms)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
@@ -86,24 +90,30 @@ func Load(stateDir, hash string) (*Plan, string, error) {
 	return p, full, nil
 }
 
-// read reads and decodes the plan stored under full, checking its hash.
-func read(stateDir, full string) (*Plan, error) {
+// read reads and decodes the plan stored under full, checking its hash,
+// and returns it with its manifests encoded (manifestsOf), for unseal.
+func read(stateDir, full string) (*Plan, []json.RawMessage, error) {
 	data, err := os.ReadFile(file(stateDir, full))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if got, _ := p.ComputeHash(); got != full {
-		return nil, errors.New("content does not match its hash (file edited?)")
+	ms, err := manifestsOf(&p)
+	if err != nil {
+		return nil, nil, err
 	}
-	return &p, nil
+	if got, _ := p.hashWith(ms); got != full {
+		return nil, nil, errors.New("content does not match its hash (file edited?)")
+	}
+	return &p, ms, nil
 }
 
-// unseal checks p against its seal under the release's stored digest key.
-func unseal(stateDir string, p *Plan) error {
+// unseal checks p, whose manifests ms holds encoded, against its seal
+// under the release's stored digest key.
+func unseal(stateDir string, p *Plan, ms []json.RawMessage) error {
 	key, err := loadKey(stateDir)
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no digest key %s to check its seal with; plan again and approve the new hash", keyFile(stateDir))
@@ -115,7 +125,7 @@ func unseal(stateDir string, p *Plan) error {
 	if err != nil {
 		return err
 	}
-	if err := s.verify(p); err != nil {
+	if err := s.verify(p, ms); err != nil {
 		return fmt.Errorf("%w; plan again and approve the new hash", err)
 	}
 	return nil
