@@ -70,6 +70,7 @@ func startRegistry(t *testing.T) *gatedRegistry {
 // namespace of the sandbox and delivers to reg.
 type project struct {
 	dir, spec, build string
+	ns               string // the release's namespace
 }
 
 func servicesProject(t *testing.T, sb *sandboxtest.Sandbox, reg string, extra string) project {
@@ -77,14 +78,14 @@ func servicesProject(t *testing.T, sb *sandboxtest.Sandbox, reg string, extra st
 	_, file, _, _ := runtime.Caller(0)
 	example := filepath.Join(filepath.Dir(file), "..", "examples", "services")
 	dir := t.TempDir()
-	p := project{dir: dir, build: artifacttest.Services(t, dir), spec: filepath.Join(dir, "release.toml")}
+	p := project{dir: dir, build: artifacttest.Services(t, dir), spec: filepath.Join(dir, "release.toml"), ns: sb.Namespace(t)}
 	if _, err := artifact.Pin(t.Context(), p.build, artifact.PinOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	src := `[target]
 kubeconfig = "` + sb.Kubeconfig + `"
 context = "` + sb.Context + `"
-namespace = "` + sb.Namespace(t) + `"
+namespace = "` + p.ns + `"
 
 [release]
 name = "services"

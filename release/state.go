@@ -112,10 +112,14 @@ func (s *session) share(ctx context.Context) error {
 	return err
 }
 
-// share pushes the run's state at a wave boundary, once the run holds the
-// namespace's Lease (before, the namespace does not exist and neither can
-// the state). Only a push refused because the Lease was taken over fails
-// the run; any other failure is logged and the next boundary tries again.
+// share pushes the run's state at a wave boundary: once the wave's
+// intents are durable, before its first write (so a machine resuming a run
+// killed among the wave's writes finds them in doubt and settles them by
+// reading the cluster), and again after its writes. It pushes once the run
+// holds the namespace's Lease (before, the namespace does not exist and
+// neither can the state). Only a push refused because the Lease was taken
+// over fails the run; any other failure is logged and the next boundary
+// tries again.
 func (l *runLock) share(ctx context.Context, _ int) error {
 	if l.lease == nil || !l.s.r.SharesState() {
 		return nil

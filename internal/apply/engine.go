@@ -39,6 +39,13 @@ type Options struct {
 	// error ends the run as failed (resumable). The CLI takes the cluster
 	// lease there once the first wave has created the namespace.
 	AfterWave func(ctx context.Context, wave int) error
+	// BeforeWrites, when set, runs once a wave's intents are durable in
+	// the journal and before the first of its writes is sent; an error
+	// ends the run as failed (resumable) with nothing of the wave written.
+	// A release whose state is shared pushes its journal there, so that
+	// another machine resuming a run killed among the wave's writes finds
+	// them in doubt and settles them by reading the cluster.
+	BeforeWrites func(ctx context.Context, wave int) error
 	// AfterWrites, when set, runs after a wave's writes and their outcomes
 	// are journaled, before its readiness wait; an error ends the run as
 	// failed (resumable). A release whose state is shared pushes its

@@ -166,8 +166,8 @@ func (r *runner) pending(nodes []int) []int {
 	return out
 }
 
-// writeAll journals the intents of steps in one commit, then writes them
-// in parallel. Each outcome goes into the journal as it arrives, without
+// writeAll journals the intents of steps in one commit, runs the
+// BeforeWrites hook, then writes them in parallel. Each outcome goes into the journal as it arrives, without
 // waiting for an fsync of its own; one fsync makes all of them durable
 // once the wave's writes are done, before its readiness wait (a failed
 // wave's are made durable with the run's failure). An outcome a crash of
@@ -187,6 +187,11 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 		return err
 	}
 	r.fp.hit(ctx, FailAfterIntent)
+	if hook := r.opts.BeforeWrites; hook != nil {
+		if err := hook(ctx, wave); err != nil {
+			return err
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Parallel)
 	for _, i := range steps {

@@ -11,8 +11,8 @@ import (
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
-// An apply killed with SIGKILL on one machine, after a wave's writes were
-// pushed, is resumed by "release resume" on another machine with an empty
+// An apply killed with SIGKILL on one machine, at a wave boundary or among
+// a wave's writes, is resumed by "release resume" on another machine with an empty
 // state directory: every step is applied exactly once across both (the
 // resumed journal holds the first machine's records), and both machines
 // then list the same revision.
@@ -22,6 +22,12 @@ func TestSharedStateResumeOnAnotherMachine(t *testing.T) {
 	for _, armed := range []string{
 		apply.FailBeforeWaveReady + ":3", // the Deployment written, not yet ready
 		apply.FailAfterWaveReady + ":2",  // ConfigMaps and Service ready, that not yet pushed
+		// Among a wave's writes, no outcome of the wave journaled: two of
+		// wave 1's ConfigMaps written, the third in flight or not sent;
+		// and the Deployment of wave 3 written. Only the push before a
+		// wave's writes tells the other machine they are in doubt.
+		apply.FailAfterWrite + ":2",
+		apply.FailAfterWrite + ":5",
 	} {
 		t.Run(armed, func(t *testing.T) {
 			t.Parallel()

@@ -259,3 +259,24 @@ func TestParseRefusesBadFailurePolicyAndTimeout(t *testing.T) {
 		}
 	}
 }
+
+// A readiness wait of more than a day is refused by name, as a typo.
+func TestParseRefusesAnAbsurdReadyTimeout(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	for v, want := range map[string]string{
+		"876000h": `release.toml:8: release.ready_timeout: "876000h" is longer than 24h, the longest readiness wait of one wave`,
+		"24h":     "",
+	} {
+		src := strings.Replace(good, `name = "hello"`, "name = \"hello\"\nready_timeout = \""+v+"\"", 1)
+		_, err := Parse("release.toml", []byte(src))
+		if want == "" {
+			if err != nil {
+				t.Errorf("ready_timeout %q: Parse() = %v, want it accepted", v, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ready_timeout %q: Parse() error = %v, want %s", v, err, want)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func (p *parser) release(r rawRelease) Release {
 		RequirePinnedImages: r.RequirePinnedImages,
 		Prune:               r.Prune,
 		OnFailure:           p.onFailure(r.OnFailure),
-		ReadyTimeout:        p.duration("release.ready_timeout", r.ReadyTimeout),
+		ReadyTimeout:        p.readyTimeout(r.ReadyTimeout),
 		Wait:                p.wait(r.Wait),
 	}
 	p.releaseNames(rel)
@@ -223,6 +223,22 @@ func (p *parser) duration(key string, v *string) time.Duration {
 	d, err := time.ParseDuration(*v)
 	if err != nil || d <= 0 {
 		p.errs.add(key, "%q: want a positive duration such as \"90s\" or \"5m\"", *v)
+	}
+	return d
+}
+
+// MaxReadyTimeout is the longest readiness wait of one wave that
+// release.ready_timeout may ask for: a wave still waiting after a day is
+// a typo ("876000h" for "8760s"), not a plan.
+const MaxReadyTimeout = 24 * time.Hour
+
+// readyTimeout parses release.ready_timeout, a positive duration of at
+// most MaxReadyTimeout.
+func (p *parser) readyTimeout(v *string) time.Duration {
+	const key = "release.ready_timeout"
+	d := p.duration(key, v)
+	if d > MaxReadyTimeout {
+		p.errs.add(key, "%q is longer than %s, the longest readiness wait of one wave", *v, "24h")
 	}
 	return d
 }
