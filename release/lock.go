@@ -21,6 +21,7 @@ type runLock struct {
 	lease     *lock.LeaseLock // the namespace's Lease, once held
 	bootstrap *lock.LeaseLock // the bootstrap Lease, held until lease is
 	cancel    context.CancelFunc
+	stops     stopWatch // a stop asked through lease
 }
 
 // lockFile takes the file lock. The returned context ends when a Lease,
@@ -65,6 +66,7 @@ func (l *runLock) takeLease(ctx context.Context) error {
 		return refuse(classify(err))
 	}
 	l.lease = l.watch(ctx, lease)
+	l.stops.watch(lease)
 	l.bootstrap = letGo(ctx, l.bootstrap)
 	return nil
 }
@@ -105,6 +107,7 @@ func (l *runLock) watch(ctx context.Context, lease *lock.LeaseLock) *lock.LeaseL
 // unlock releases the Leases and the file lock. It works after ctx ended
 // (an interrupt, a lost Lease), within a bounded time.
 func (l *runLock) unlock(ctx context.Context) {
+	l.stops.watch(nil)
 	l.lease = letGo(ctx, l.lease)
 	l.bootstrap = letGo(ctx, l.bootstrap)
 	l.cancel()

@@ -76,7 +76,7 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 	}
 	rel := s.r.spec.Release
 	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: s.r.events(), Options: apply.Options{
-		Holder: l.holder.String(), AfterWave: l.afterWave, BeforeWrites: l.share, AfterWrites: l.share, Stop: opts.Interrupt,
+		Holder: l.holder.String(), AfterWave: l.afterWave, BeforeWrites: l.share, AfterWrites: l.share, Stop: opts.Interrupt, StopAsked: l.stopAsked,
 		Compensate: rel.OnFailure == spec.OnFailureCompensate, ReadyTimeout: rel.ReadyTimeout, Parallel: opts.Parallel,
 		Checks: s.engineChecks(), SkipChecks: opts.skipChecks(),
 	}}

@@ -76,6 +76,20 @@ func (r *Release) pullState(ctx context.Context, c *kube.Client) error {
 	return nil
 }
 
+// pullShared connects to the target of a shared release and brings the
+// state directory up to date, returning the client; for a local release
+// it does nothing and returns nil.
+func (r *Release) pullShared(ctx context.Context) (*kube.Client, error) {
+	if !r.SharesState() {
+		return nil, nil
+	}
+	c, err := r.connectTarget(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c, r.pullState(ctx, c)
+}
+
 // pushState shares the state directory in the cluster under lease, the
 // namespace's Lease of the release, held. Callers decide whether the
 // release shares its state (SharesState); migrating to the cluster pushes

@@ -69,11 +69,19 @@ type StatusOptions struct{}
 // state directory's file lock, which every run holds to its end and the
 // kernel drops when its holder dies: nobody holding it for the run means
 // interrupted. No cluster is contacted, and nothing is written, unless the
-// release's state is shared: then History brings the state directory up
-// to date from the cluster first.
+// release's state is shared: then the state directory is brought up to
+// date from the cluster first, and a run no process here holds is running
+// while a live holder on another machine holds the release's Lease for it.
 func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) {
 	out := &Status{}
-	revs, err := r.History(ctx, HistoryOptions{})
+	if err := r.checkOwner(); err != nil {
+		return nil, err
+	}
+	c, err := r.pullShared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	revs, err := history.Summaries(r.StateDir())
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +95,10 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 	if err != nil {
 		return nil, err
 	}
-	out.Run, err = r.runState(run)
-	return out, err
+	if out.Run, err = r.runState(run); err != nil {
+		return nil, err
+	}
+	return out, r.liveElsewhere(ctx, c, out.Run)
 }
 
 // runState replays run's journal and, when it says running, asks the file

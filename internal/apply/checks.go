@@ -53,7 +53,7 @@ func (r *runner) checks(ctx context.Context) error {
 	res := &history.Checks{}
 	var failed []journal.Check
 	for _, c := range r.opts.Checks {
-		if r.stopRequested() {
+		if r.stopRequested(ctx) {
 			return ErrStopped
 		}
 		got, err := r.runCheck(ctx, c)

@@ -59,6 +59,12 @@ type Options struct {
 	// RequestStop from another process does (the first Ctrl-C). Nil never
 	// fires.
 	Stop <-chan struct{}
+	// StopAsked, when set, reports a stop asked from elsewhere (a release
+	// whose state is shared reads the cluster Lease): it is asked wherever
+	// a stop request is looked for, and true stops the run as Stop does.
+	// It must be cheap or throttle itself: a readiness wait asks it every
+	// 300ms.
+	StopAsked func(ctx context.Context) bool
 	// Checks run in order after the last wave is ready, before the run
 	// is recorded as a revision; one that fails fails the run (see
 	// ChecksFailedError). Their results are journaled and kept in the

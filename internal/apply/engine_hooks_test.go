@@ -68,3 +68,32 @@ func TestBeforeWritesFailureWritesNothingOfTheWave(t *testing.T) {
 		t.Errorf("%d writes of a across the run and its resume, want 1", n)
 	}
 }
+
+// A stop asked from elsewhere (StopAsked) stops the run like a stop
+// request file: at the next wave, after the waves already written, ending
+// "stopped", and resumable.
+func TestStopAskedFromElsewhereStopsTheRun(t *testing.T) {
+	c := newFakeCluster()
+	e := newEngine(t, c, Options{})
+	asked := false
+	e.Options.AfterWave = func(_ context.Context, wave int) error {
+		asked = wave == 0
+		return nil
+	}
+	e.Options.StopAsked = func(context.Context) bool { return asked }
+	in := creates(t, "a", "b")
+	res, err := e.Apply(t.Context(), "run-1", in)
+	if !errors.Is(err, ErrStopped) || res.Status != journal.StatusStopped {
+		t.Fatalf("Apply() = %v (status %s), want ErrStopped and a stopped run", err, res.Status)
+	}
+	if n := len(c.sent("patch", "b")); n != 0 {
+		t.Fatalf("%d writes of b after the stop was asked, want none", n)
+	}
+	asked = false
+	if _, err := e.Resume(t.Context(), "run-1", in); err != nil {
+		t.Fatalf("Resume() = %v", err)
+	}
+	if n := len(c.sent("patch", "b")); n != 1 {
+		t.Errorf("%d writes of b after the resume, want 1", n)
+	}
+}

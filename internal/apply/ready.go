@@ -107,7 +107,7 @@ func (r *runner) watchStop(ctx context.Context, cancel context.CancelFunc) func(
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				if r.stopRequested() {
+				if r.stopRequested(ctx) {
 					close(hit)
 					cancel()
 					return

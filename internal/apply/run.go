@@ -105,20 +105,24 @@ func (r *runner) recordSettled(t *target, i int, ok bool, w written) error {
 }
 
 // stopRequested reports whether the run was asked to stop: by Stop from
-// another process (a request file) or through Options.Stop.
-func (r *runner) stopRequested() bool {
+// another process (a request file), through Options.Stop or, from another
+// machine, through Options.StopAsked.
+func (r *runner) stopRequested(ctx context.Context) bool {
 	select {
 	case <-r.opts.Stop:
 		return true
 	default:
 	}
-	return stopRequested(r.e.StateDir, r.run)
+	if stopRequested(r.e.StateDir, r.run) {
+		return true
+	}
+	return r.opts.StopAsked != nil && r.opts.StopAsked(ctx)
 }
 
 // execute runs the waves from the first not yet ready, then the checks.
 func (r *runner) execute(ctx context.Context, from int) error {
 	for n := from; n < len(r.in.Plan.Waves); n++ {
-		if r.stopRequested() {
+		if r.stopRequested(ctx) {
 			return ErrStopped
 		}
 		if err := r.wave(ctx, n); err != nil {

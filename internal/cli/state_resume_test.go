@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,4 +99,48 @@ func TestSharedStateResumeBeforeTheFirstPush(t *testing.T) {
 		t.Fatalf("release resume: exit %d\n%s", res.code, res.stderr)
 	}
 	r.assertFinished(t, p)
+}
+
+// "release stop" on another machine stops a shared release's run: the
+// second machine sees the run as running on the first (not interrupted),
+// asks it to stop through the release's Lease, and the first machine's
+// run stops after its in-flight writes, ending "stopped"; the second then
+// resumes it to the end, every step applied once.
+func TestSharedStateStopFromAnotherMachine(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	piceliBinary(t)
+	a := newRelease(t, sb, sharedState, smallManifests())
+	p := a.plan(t)
+	// Held for 6s once wave 2's intents are durable, as a slow write would.
+	proc := startPiceli(t, apply.FailAfterIntent+":2:6s", "release", "apply", "--spec", a.spec, "--approve", p.Hash)
+	id := a.waitForJournal(t, "wave 1 ready and wave 2's intents", func(st journal.State) bool { return st.WavesReady >= 1 && len(st.InDoubt()) > 0 })
+
+	b := newReleaseIn(t, sb, a.ns, sharedState, smallManifests())
+	var st struct {
+		Run struct{ ID, Status, Holder string } `json:"run"`
+	}
+	res := run(t, "release", "status", "--spec", b.spec, "-o", "json")
+	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil || res.code != ExitOK {
+		t.Fatalf("release status on the second machine: exit %d, %v\n%s", res.code, err, res.stderr)
+	}
+	if st.Run.ID != id || st.Run.Status != "running" || !strings.Contains(st.Run.Holder, "(run "+id+")") {
+		t.Errorf("the second machine's status of run %s: %+v, want it running, held by the first machine's process", id, st.Run)
+	}
+	res = run(t, "release", "stop", "--spec", b.spec)
+	if res.code != ExitOK || !strings.Contains(res.stdout, "through the lease "+a.ns+"/piceli-release-demo") {
+		t.Fatalf("release stop on the second machine: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if got := proc.wait(t, time.Minute); got != "exit 1" {
+		t.Fatalf("the first machine's apply ended with %s, want exit 1 (stopped):\n%s", got, proc.out.String())
+	}
+	if !strings.Contains(proc.out.String(), "a stop was asked through lease") {
+		t.Errorf("the stopped apply does not say why it stopped:\n%s", proc.out.String())
+	}
+	if _, st := a.latestRun(t); st.Status != journal.StatusStopped {
+		t.Fatalf("the first machine's journal says %s, want stopped", st.Status)
+	}
+	if res := run(t, "release", "resume", "--spec", b.spec); res.code != ExitOK {
+		t.Fatalf("release resume on the second machine: exit %d\n%s", res.code, res.stderr)
+	}
+	b.assertFinished(t, p)
 }

@@ -112,8 +112,11 @@ type leaseRef struct{ namespace, name, release string }
 
 // targetRef is the release's Lease in its target namespace.
 func targetRef(namespace, release string) leaseRef {
-	return leaseRef{namespace: namespace, name: leasePrefix + release, release: release}
+	return leaseRef{namespace: namespace, name: LeaseName(release), release: release}
 }
+
+// LeaseName is the name of the release's Lease in its namespace.
+func LeaseName(release string) string { return leasePrefix + release }
 
 func newLeaseLock(cs kubernetes.Interface, ref leaseRef, h Holder, opts LeaseOptions) (*LeaseLock, error) {
 	if errs := validation.IsDNS1123Subdomain(ref.name); len(errs) > 0 {
@@ -177,12 +180,8 @@ func (l *LeaseLock) tryAcquire(ctx context.Context, h Holder) (*coordinationv1.L
 // heldBy returns the error naming cur's holder, or nil when l may take cur:
 // it is free, already l's, expired, or held by a dead process on this host.
 func (l *LeaseLock) heldBy(cur *coordinationv1.Lease, now time.Time) *HeldError {
-	id := ptrValue(cur.Spec.HolderIdentity)
-	if id == "" || id == l.identity || expired(cur, now) {
-		return nil
-	}
-	other := holderOf(cur)
-	if deadHere(other) {
+	other, live := liveHolder(cur, now)
+	if !live || ptrValue(cur.Spec.HolderIdentity) == l.identity {
 		return nil
 	}
 	return &HeldError{Holder: other, Where: l.where}
@@ -261,6 +260,7 @@ func (l *LeaseLock) claim(obj *coordinationv1.Lease, h Holder, now time.Time) er
 		return fmt.Errorf("encode holder of %s: %w", l.where, err)
 	}
 	metav1.SetMetaDataAnnotation(&obj.ObjectMeta, holderAnnotation, string(data))
+	delete(obj.Annotations, stopAnnotation) // meant for an earlier holding
 	metav1.SetMetaDataLabel(&obj.ObjectMeta, object.ReleaseLabel, l.release)
 	t := metav1.NewMicroTime(now)
 	obj.Spec.HolderIdentity = ptr(l.identity)
