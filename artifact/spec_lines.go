@@ -77,8 +77,8 @@ func (k *keyLines) record(key string, line int) {
 	}
 }
 
-// line returns the line of key or of its nearest recorded parent, or 0.
-func (k *keyLines) line(key string) int {
+// Line returns the line of key or of its nearest recorded parent, or 0.
+func (k *keyLines) Line(key string) int {
 	for key != "" {
 		if n, ok := k.lines[key]; ok {
 			return n

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/pynenc/piceli/internal/specerr"
 )
 
 type rawSpec struct {
@@ -80,11 +82,11 @@ func LoadSpec(path string) (*Spec, error) {
 	if err != nil {
 		return nil, decodeError(path, err)
 	}
-	p := &specParser{dir: filepath.Dir(abs), errs: specErrors{file: path, loc: scanKeyLines(string(data))}}
+	p := &specParser{dir: filepath.Dir(abs), errs: specerr.List{File: path, Lines: scanKeyLines(string(data))}}
 	p.unknown(md.Undecoded())
 	s := p.spec(abs, &raw)
-	if len(p.errs.errs) > 0 {
-		return nil, errors.Join(p.errs.errs...)
+	if err := p.errs.Err(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -108,7 +110,7 @@ func decodeError(file string, err error) error {
 
 type specParser struct {
 	dir  string
-	errs specErrors
+	errs specerr.List
 }
 
 // unknown records each key build.toml does not know.
@@ -122,7 +124,7 @@ func (p *specParser) unknown(keys []toml.Key) {
 		if known, ok := knownBuildKeys[strings.Join(generic, ".")]; ok {
 			hint = " (known keys: " + known + ")"
 		}
-		p.errs.add(k.String(), "unknown key%s", hint)
+		p.errs.Add(k.String(), "unknown key%s", hint)
 	}
 }
 
@@ -131,16 +133,16 @@ var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 func (p *specParser) spec(abs string, r *rawSpec) *Spec {
 	s := &Spec{
 		Path: abs, Dir: p.dir,
-		Layout:   p.path(p.optional("build.layout", r.Build.Layout, DefaultLayout)),
-		Lock:     p.path(p.optional("build.lock", r.Build.Lock, DefaultLock)),
-		Registry: p.optional("build.registry", r.Build.Registry, DefaultRegistry),
+		Layout:   p.path(p.errs.Optional("build.layout", r.Build.Layout, DefaultLayout)),
+		Lock:     p.path(p.errs.Optional("build.lock", r.Build.Lock, DefaultLock)),
+		Registry: p.errs.Optional("build.registry", r.Build.Registry, DefaultRegistry),
 		Epoch:    time.Unix(0, 0).UTC(),
 		Bases:    map[string]*Base{},
 		Images:   map[string]*Image{},
 	}
 	if r.Build.Epoch != nil {
 		if *r.Build.Epoch < 0 {
-			p.errs.add("build.epoch", "%d: want seconds since 1970, not negative", *r.Build.Epoch)
+			p.errs.Add("build.epoch", "%d: want seconds since 1970, not negative", *r.Build.Epoch)
 		}
 		s.Epoch = time.Unix(*r.Build.Epoch, 0).UTC()
 	}
@@ -151,20 +153,9 @@ func (p *specParser) spec(abs string, r *rawSpec) *Spec {
 		s.Images[name] = p.image(name, r.Image[name], s.Bases)
 	}
 	if len(s.Images) == 0 {
-		p.errs.add("image", "no images: declare at least one [image.NAME]")
+		p.errs.Add("image", "no images: declare at least one [image.NAME]")
 	}
 	return s
-}
-
-func (p *specParser) optional(key string, v *string, def string) string {
-	switch {
-	case v == nil:
-		return def
-	case *v == "":
-		p.errs.add(key, "must not be empty; omit it for the default %q", def)
-		return def
-	}
-	return *v
 }
 
 func (p *specParser) path(rel string) string {
@@ -176,7 +167,7 @@ func (p *specParser) path(rel string) string {
 
 func (p *specParser) name(key, name string) {
 	if len(name) > 63 || !nameRE.MatchString(name) {
-		p.errs.add(key, "%q must be lowercase letters, digits and '-' (at most 63 characters)", name)
+		p.errs.Add(key, "%q must be lowercase letters, digits and '-' (at most 63 characters)", name)
 	}
 }
 
@@ -186,17 +177,17 @@ func (p *specParser) base(name string, r rawBase) *Base {
 	b := &Base{Name: name, Files: p.entries(key+".files", r.Files)}
 	switch {
 	case r.Layout != nil && len(r.Files) > 0:
-		p.errs.add(key, "set either layout (an OCI layout) or files, not both")
+		p.errs.Add(key, "set either layout (an OCI layout) or files, not both")
 	case r.Layout != nil:
-		b.Layout = p.path(p.optional(key+".layout", r.Layout, "."))
-		b.Ref = p.optional(key+".ref", r.Ref, "")
+		b.Layout = p.path(p.errs.Optional(key+".layout", r.Layout, "."))
+		b.Ref = p.errs.Optional(key+".ref", r.Ref, "")
 		if r.Ref == nil {
-			p.errs.add(key+".ref", "required with layout: the image's ref name in that layout or its manifest digest")
+			p.errs.Add(key+".ref", "required with layout: the image's ref name in that layout or its manifest digest")
 		}
 	case len(r.Files) == 0:
-		p.errs.add(key, "empty base: set layout (a local OCI layout) or files")
+		p.errs.Add(key, "empty base: set layout (a local OCI layout) or files")
 	case r.Ref != nil:
-		p.errs.add(key+".ref", "only a layout base has a ref")
+		p.errs.Add(key+".ref", "only a layout base has a ref")
 	}
 	return b
 }
@@ -208,11 +199,11 @@ func (p *specParser) entries(key string, raw []rawEntry) []Entry {
 		k := fmt.Sprintf("%s[%d]", key, i)
 		switch {
 		case r.Src == nil || *r.Src == "":
-			p.errs.add(k+".src", "required: a file or directory on this machine")
+			p.errs.Add(k+".src", "required: a file or directory on this machine")
 		case r.Dst == nil || !strings.HasPrefix(*r.Dst, "/"):
-			p.errs.add(k+".dst", "required: an absolute path in the image")
+			p.errs.Add(k+".dst", "required: an absolute path in the image")
 		case path.Clean(*r.Dst) == "/":
-			p.errs.add(k+".dst", "must name a path below /")
+			p.errs.Add(k+".dst", "must name a path below /")
 		default:
 			out = append(out, Entry{Src: p.path(*r.Src), Dst: path.Clean(*r.Dst), Key: k})
 		}
@@ -225,13 +216,13 @@ func (p *specParser) image(name string, r rawImage, bases map[string]*Base) *Ima
 	p.name(key, name)
 	im := &Image{
 		Name:       name,
-		Repository: p.optional(key+".repository", r.Repository, name),
+		Repository: p.errs.Optional(key+".repository", r.Repository, name),
 		Bases:      r.Bases,
 		Files:      p.entries(key+".files", r.Files),
 		Entrypoint: r.Entrypoint,
 		Cmd:        r.Cmd,
-		User:       p.optional(key+".user", r.User, DefaultUser),
-		Workdir:    p.optional(key+".workdir", r.Workdir, "/"),
+		User:       p.errs.Optional(key+".user", r.User, DefaultUser),
+		Workdir:    p.errs.Optional(key+".workdir", r.Workdir, "/"),
 		Env:        r.Env,
 		Ports:      r.Ports,
 		Labels:     r.Labels,
@@ -239,24 +230,24 @@ func (p *specParser) image(name string, r rawImage, bases map[string]*Base) *Ima
 	p.repository(key+".repository", im.Repository)
 	for i, b := range r.Bases {
 		if bases[b] == nil {
-			p.errs.add(fmt.Sprintf("%s.bases[%d]", key, i), "%q is not a [base.NAME] of this file", b)
+			p.errs.Add(fmt.Sprintf("%s.bases[%d]", key, i), "%q is not a [base.NAME] of this file", b)
 		}
 	}
 	if r.Go != nil {
-		im.Go = p.path(p.optional(key+".go", r.Go, "."))
+		im.Go = p.path(p.errs.Optional(key+".go", r.Go, "."))
 		if len(im.Entrypoint) == 0 {
 			im.Entrypoint = []string{im.BinaryPath()}
 		}
 	}
 	if im.Go == "" && len(im.Files) == 0 && len(im.Bases) == 0 {
-		p.errs.add(key, "empty image: set go, files or bases")
+		p.errs.Add(key, "empty image: set go, files or bases")
 	}
 	if !strings.HasPrefix(im.Workdir, "/") {
-		p.errs.add(key+".workdir", "%q must be an absolute path", im.Workdir)
+		p.errs.Add(key+".workdir", "%q must be an absolute path", im.Workdir)
 	}
 	for i, port := range r.Ports {
 		if port < 1 || port > 65535 {
-			p.errs.add(fmt.Sprintf("%s.ports[%d]", key, i), "%d is not a port (1-65535)", port)
+			p.errs.Add(fmt.Sprintf("%s.ports[%d]", key, i), "%d is not a port (1-65535)", port)
 		}
 	}
 	return im
@@ -266,6 +257,6 @@ var repositoryRE = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]
 
 func (p *specParser) repository(key, repo string) {
 	if !repositoryRE.MatchString(repo) {
-		p.errs.add(key, "%q is not a repository path (lowercase path components such as \"shop/api\", no registry host)", repo)
+		p.errs.Add(key, "%q is not a repository path (lowercase path components such as \"shop/api\", no registry host)", repo)
 	}
 }

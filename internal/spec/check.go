@@ -19,7 +19,7 @@ func (p *parser) checks(raw []rawCheck, s *Spec) []Check {
 	for i, r := range raw {
 		c := p.check(fmt.Sprintf("checks[%d]", i), r, s)
 		if prev, dup := names[c.Name]; dup && c.Name != "" {
-			p.errs.add(fmt.Sprintf("checks[%d].name", i), "check %q is already declared by checks[%d]", c.Name, prev)
+			p.errs.Add(fmt.Sprintf("checks[%d].name", i), "check %q is already declared by checks[%d]", c.Name, prev)
 		}
 		names[c.Name] = i
 		out = append(out, c)
@@ -37,7 +37,7 @@ func (p *parser) check(key string, r rawCheck, s *Spec) Check {
 		}
 	}
 	if kinds != 1 {
-		p.errs.add(key, "check %q sets %d of http, tcp, command and job; set exactly one", c.Name, kinds)
+		p.errs.Add(key, "check %q sets %d of http, tcp, command and job; set exactly one", c.Name, kinds)
 		return c
 	}
 	switch {
@@ -66,7 +66,7 @@ func (p *parser) timing(key string, r rawCheck, c *Check) {
 	if r.Retries != nil {
 		c.Retries = *r.Retries
 		if c.Retries < 0 || c.Retries > MaxCheckRetries {
-			p.errs.add(key+".retries", "check %q: %d retries must be within 0-%d", c.Name, c.Retries, MaxCheckRetries)
+			p.errs.Add(key+".retries", "check %q: %d retries must be within 0-%d", c.Name, c.Retries, MaxCheckRetries)
 		}
 	}
 }
@@ -78,7 +78,7 @@ func (p *parser) bounded(key, name string, v *string, def, limit time.Duration) 
 	}
 	d := p.duration(key, v)
 	if d > limit {
-		p.errs.add(key, "check %q: %s is longer than the limit of %s", name, d, limit)
+		p.errs.Add(key, "check %q: %s is longer than the limit of %s", name, d, limit)
 	}
 	return d
 }
@@ -96,26 +96,26 @@ func (p *parser) httpCheck(key, name string, r rawHTTP) *HTTPCheck {
 	if r.Path != nil {
 		h.Path = *r.Path
 		if len(h.Path) == 0 || h.Path[0] != '/' {
-			p.errs.add(key+".path", "check %q: path %q must start with /", name, h.Path)
+			p.errs.Add(key+".path", "check %q: path %q must start with /", name, h.Path)
 		}
 	}
 	if r.ExpectStatus != nil {
 		h.ExpectStatus = *r.ExpectStatus
 		if h.ExpectStatus < 100 || h.ExpectStatus > 599 {
-			p.errs.add(key+".expect_status", "check %q: status %d must be within 100-599", name, h.ExpectStatus)
+			p.errs.Add(key+".expect_status", "check %q: status %d must be within 100-599", name, h.ExpectStatus)
 		}
 	}
 	if r.Method != nil {
 		h.Method = *r.Method
 		if !httpguts.ValidHeaderFieldName(h.Method) || strings.ToUpper(h.Method) != h.Method {
-			p.errs.add(key+".method", "check %q: %q is not an HTTP method; write it in upper case, such as \"GET\" or \"POST\"", name, h.Method)
+			p.errs.Add(key+".method", "check %q: %q is not an HTTP method; write it in upper case, such as \"GET\" or \"POST\"", name, h.Method)
 		}
 	}
 	p.headers(key+".headers", name, r.Headers)
 	h.BodyContains = p.optionalText(key+".body_contains", name, r.BodyContains)
 	h.BodyRegexp = p.optionalText(key+".body_regexp", name, r.BodyRegexp)
 	if _, err := regexp.Compile(h.BodyRegexp); err != nil {
-		p.errs.add(key+".body_regexp", "check %q: %v", name, err)
+		p.errs.Add(key+".body_regexp", "check %q: %v", name, err)
 	}
 	return h
 }
@@ -126,9 +126,9 @@ func (p *parser) headers(key, name string, hs map[string]string) {
 	for _, k := range slices.Sorted(maps.Keys(hs)) {
 		switch {
 		case !httpguts.ValidHeaderFieldName(k):
-			p.errs.add(key, "check %q: %q is not a valid header name", name, k)
+			p.errs.Add(key, "check %q: %q is not a valid header name", name, k)
 		case !httpguts.ValidHeaderFieldValue(hs[k]):
-			p.errs.add(joinKey(key, k), "check %q: the value of header %s holds characters a header cannot carry", name, k)
+			p.errs.Add(joinKey(key, k), "check %q: the value of header %s holds characters a header cannot carry", name, k)
 		}
 	}
 }
@@ -139,7 +139,7 @@ func (p *parser) optionalText(key, name string, v *string) string {
 		return ""
 	}
 	if *v == "" {
-		p.errs.add(key, "check %q: must not be empty; omit it to not look at the body", name)
+		p.errs.Add(key, "check %q: must not be empty; omit it to not look at the body", name)
 	}
 	return *v
 }
@@ -154,12 +154,12 @@ func (p *parser) commandCheck(key, name string, r rawCommand) *CommandCheck {
 	c := &CommandCheck{Run: r.Run, Dir: p.dir, Services: r.Services}
 	switch {
 	case len(r.Run) == 0:
-		p.errs.add(key+".run", "required by check %q: the program and its arguments, such as [\"./smoke.sh\", \"--quick\"]", name)
+		p.errs.Add(key+".run", "required by check %q: the program and its arguments, such as [\"./smoke.sh\", \"--quick\"]", name)
 	case r.Run[0] == "":
-		p.errs.add(key+".run", "check %q: the program (run[0]) must not be empty", name)
+		p.errs.Add(key+".run", "check %q: the program (run[0]) must not be empty", name)
 	}
 	if r.Dir != nil {
-		c.Dir = p.path(p.optional(key+".dir", r.Dir, "."))
+		c.Dir = p.path(p.errs.Optional(key+".dir", r.Dir, "."))
 	}
 	for i, svc := range r.Services {
 		p.label(fmt.Sprintf("%s.services[%d]", key, i), svc)
@@ -173,17 +173,17 @@ func (p *parser) jobCheck(key, name string, r rawJob, s *Spec) *JobCheck {
 	j := &JobCheck{Command: r.Command, Args: r.Args, Annotations: r.Annotations}
 	switch {
 	case r.From != nil && r.Image != nil:
-		p.errs.add(key, "check %q sets both from and image; run a Job of the composition (from) or declare one (image)", name)
+		p.errs.Add(key, "check %q sets both from and image; run a Job of the composition (from) or declare one (image)", name)
 	case r.From != nil:
 		j.From = p.required(key+".from", r.From, "")
 		p.label(key+".from", j.From)
 		if len(r.Command) > 0 || len(r.Args) > 0 {
-			p.errs.add(key, "check %q: command and args belong to a Job the check declares (image), not to one it copies (from)", name)
+			p.errs.Add(key, "check %q: command and args belong to a Job the check declares (image), not to one it copies (from)", name)
 		}
 	case r.Image != nil:
 		j.Image = p.jobImage(key+".image", name, *r.Image, s)
 	default:
-		p.errs.add(key, "check %q sets neither from nor image; name a Job of the composition or an image to run", name)
+		p.errs.Add(key, "check %q sets neither from nor image; name a Job of the composition or an image to run", name)
 	}
 	return j
 }
@@ -196,9 +196,9 @@ func (p *parser) jobImage(key, name, v string, s *Spec) string {
 	}
 	switch {
 	case v == "":
-		p.errs.add(key, "check %q: must not be empty", name)
+		p.errs.Add(key, "check %q: must not be empty", name)
 	case s.Release.RequirePinnedImages && !Pinned(v):
-		p.errs.add(key, "check %q: %q is not pinned by digest, which release.require_pinned_images requires; pin it or name a key of [images]", name, v)
+		p.errs.Add(key, "check %q: %q is not pinned by digest, which release.require_pinned_images requires; pin it or name a key of [images]", name, v)
 	}
 	return v
 }
@@ -214,10 +214,10 @@ func (p *parser) service(key, name string, v *string) string {
 func (p *parser) port(key, name string, v *int) int {
 	switch {
 	case v == nil:
-		p.errs.add(key+".port", "required by check %q", name)
+		p.errs.Add(key+".port", "required by check %q", name)
 		return 0
 	case *v < 1 || *v > 65535:
-		p.errs.add(key+".port", "check %q: port %d must be within 1-65535", name, *v)
+		p.errs.Add(key+".port", "check %q: port %d must be within 1-65535", name, *v)
 	}
 	return *v
 }

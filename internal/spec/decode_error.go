@@ -25,10 +25,10 @@ var decodeErrorRE = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "((?:[
 func (p *parser) typeError(err error, rename func(string) string) error {
 	line, key, msg := splitDecodeError(err)
 	key = rename(key)
-	if n := p.errs.loc.line(key); n > 0 {
+	if n := p.loc.Line(key); n > 0 {
 		line = n
 	}
-	return &Error{File: p.errs.file, Line: line, Key: key, Msg: tidyTypeMessage(msg)}
+	return &Error{File: p.errs.File, Line: line, Key: key, Msg: tidyTypeMessage(msg)}
 }
 
 // splitDecodeError extracts the line, key and message of a decode error.

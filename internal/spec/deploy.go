@@ -41,17 +41,17 @@ type Telemetry struct {
 
 // deploy validates [deploy].
 func (p *parser) deploy(r rawDeploy) Deploy {
-	d := Deploy{Deliver: p.optional("deploy.deliver", r.Deliver, DeliverNone)}
+	d := Deploy{Deliver: p.errs.Optional("deploy.deliver", r.Deliver, DeliverNone)}
 	switch d.Deliver {
 	case DeliverNone, DeliverContainerd, DeliverRegistry:
 	default:
-		p.errs.add("deploy.deliver", "%q: want %q, %q or %q", d.Deliver, DeliverNone, DeliverContainerd, DeliverRegistry)
+		p.errs.Add("deploy.deliver", "%q: want %q, %q or %q", d.Deliver, DeliverNone, DeliverContainerd, DeliverRegistry)
 	}
 	if r.ContainerdAddress != nil {
-		d.ContainerdAddress = p.path(p.optional("deploy.containerd_address", r.ContainerdAddress, ""))
+		d.ContainerdAddress = p.path(p.errs.Optional("deploy.containerd_address", r.ContainerdAddress, ""))
 	}
-	d.ContainerdNamespace = p.optional("deploy.containerd_namespace", r.ContainerdNamespace, "")
-	d.Registry = p.optional("deploy.registry", r.Registry, "")
+	d.ContainerdNamespace = p.errs.Optional("deploy.containerd_namespace", r.ContainerdNamespace, "")
+	d.Registry = p.errs.Optional("deploy.registry", r.Registry, "")
 	p.deliveryKeys(d)
 	return d
 }
@@ -61,19 +61,19 @@ func (p *parser) deploy(r rawDeploy) Deploy {
 func (p *parser) deliveryKeys(d Deploy) {
 	if d.Deliver != DeliverContainerd {
 		if d.ContainerdAddress != "" {
-			p.errs.add("deploy.containerd_address", "is used only with deliver = %q", DeliverContainerd)
+			p.errs.Add("deploy.containerd_address", "is used only with deliver = %q", DeliverContainerd)
 		}
 		if d.ContainerdNamespace != "" {
-			p.errs.add("deploy.containerd_namespace", "is used only with deliver = %q", DeliverContainerd)
+			p.errs.Add("deploy.containerd_namespace", "is used only with deliver = %q", DeliverContainerd)
 		}
 	}
 	switch {
 	case d.Deliver == DeliverRegistry && d.Registry == "":
-		p.errs.add("deploy.registry", "required with deliver = %q; write HOST:PORT", DeliverRegistry)
+		p.errs.Add("deploy.registry", "required with deliver = %q; write HOST:PORT", DeliverRegistry)
 	case d.Deliver != DeliverRegistry && d.Registry != "":
-		p.errs.add("deploy.registry", "is used only with deliver = %q", DeliverRegistry)
+		p.errs.Add("deploy.registry", "is used only with deliver = %q", DeliverRegistry)
 	case strings.Contains(d.Registry, "/"):
-		p.errs.add("deploy.registry", "%q: want HOST:PORT, without a scheme or path", d.Registry)
+		p.errs.Add("deploy.registry", "%q: want HOST:PORT, without a scheme or path", d.Registry)
 	}
 }
 
@@ -81,15 +81,15 @@ func (p *parser) deliveryKeys(d Deploy) {
 func (p *parser) telemetry(r rawTelemetry) Telemetry {
 	t := Telemetry{ExportTimeout: DefaultExportTimeout}
 	if r.OTLPEndpoint != nil {
-		t.OTLPEndpoint = p.optional("telemetry.otlp_endpoint", r.OTLPEndpoint, "")
+		t.OTLPEndpoint = p.errs.Optional("telemetry.otlp_endpoint", r.OTLPEndpoint, "")
 		if err := CheckEndpoint(t.OTLPEndpoint); err != nil {
-			p.errs.add("telemetry.otlp_endpoint", "%v", err)
+			p.errs.Add("telemetry.otlp_endpoint", "%v", err)
 		}
 	}
 	if r.ExportTimeout != nil {
 		t.ExportTimeout = p.duration("telemetry.export_timeout", r.ExportTimeout)
 		if t.ExportTimeout > MaxExportTimeout {
-			p.errs.add("telemetry.export_timeout", "%q is above the hard maximum of %s", *r.ExportTimeout, MaxExportTimeout)
+			p.errs.Add("telemetry.export_timeout", "%q is above the hard maximum of %s", *r.ExportTimeout, MaxExportTimeout)
 		}
 	}
 	return t

@@ -33,8 +33,8 @@ func locate(src string) *locator {
 	return l
 }
 
-// line returns the line of key, or of its nearest located parent, or 0.
-func (l *locator) line(key string) int {
+// Line returns the line of key, or of its nearest located parent, or 0.
+func (l *locator) Line(key string) int {
 	for key != "" {
 		if n, ok := l.lines[key]; ok {
 			return n

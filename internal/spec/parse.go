@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/pynenc/piceli/internal/specerr"
 )
 
 // MaxFileSize bounds release.toml; a larger file is refused before it is
@@ -48,16 +49,17 @@ func Parse(path string, data []byte) (*Spec, error) {
 	if err != nil && len(md.Keys()) == 0 {
 		return nil, syntaxError(path, err)
 	}
-	p := &parser{dir: filepath.Dir(abs), md: md, errs: errorList{file: path, loc: locate(string(data))}}
+	loc := locate(string(data))
+	p := &parser{dir: filepath.Dir(abs), md: md, loc: loc, errs: specerr.List{File: path, Lines: loc}}
 	if p.typeErrors(string(data)) {
-		return nil, errors.Join(p.errs.errs...)
+		return nil, p.errs.Err()
 	}
 	if err != nil {
 		return nil, p.typeError(err, keepKey)
 	}
 	s := p.spec(abs, p.decode(&raw))
-	if len(p.errs.errs) > 0 {
-		return nil, errors.Join(p.errs.errs...)
+	if err := p.errs.Err(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -66,7 +68,8 @@ func Parse(path string, data []byte) (*Spec, error) {
 type parser struct {
 	dir  string // the spec's directory, absolute
 	md   toml.MetaData
-	errs errorList
+	loc  *locator
+	errs specerr.List
 }
 
 // decoded is release.toml decoded into its raw, unvalidated form.
@@ -111,7 +114,7 @@ func (p *parser) table(name string, prim toml.Primitive, v any, d *decoded) {
 // its indexed path.
 func (p *parser) primitive(prim toml.Primitive, v any, rename func(string) string, d *decoded) {
 	if err := p.md.PrimitiveDecode(prim, v); err != nil {
-		p.errs.errs = append(p.errs.errs, p.typeError(err, rename))
+		p.errs.Errs = append(p.errs.Errs, p.typeError(err, rename))
 		d.failed = true
 	}
 }
@@ -145,7 +148,7 @@ func (p *parser) unknownKeys() {
 		if unknown[strings.Join(k[:len(k)-1], ".")] {
 			continue
 		}
-		p.errs.add(p.errs.loc.indexed(plain, n), "unknown key%s", knownHint(k))
+		p.errs.Add(p.loc.indexed(plain, n), "unknown key%s", knownHint(k))
 	}
 }
 

@@ -233,7 +233,7 @@ func TestLocatorFindsKeys(t *testing.T) {
 		"a": 1, "fake": 0, "t": 5, "t.quoted.key": 6, "t.dotted.key.in.deep": 7,
 		"t.dotted.key.after": 7, "arr[0].v": 9, "arr[1].v": 11, "arr[1].sub.w": 13, "arr[1].nope": 10,
 	} {
-		if got := l.line(key); got != want {
+		if got := l.Line(key); got != want {
 			t.Errorf("line(%q) = %d, want %d", key, got, want)
 		}
 	}

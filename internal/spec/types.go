@@ -31,12 +31,12 @@ func (p *parser) typeErrors(src string) bool {
 	if _, err := toml.Decode(src, &doc); err != nil {
 		return false // the decode into the raw tables reports it
 	}
-	before := len(p.errs.errs)
+	before := len(p.errs.Errs)
 	p.checkType("", doc, reflect.TypeFor[layout]())
-	slices.SortStableFunc(p.errs.errs[before:], func(a, b error) int {
+	slices.SortStableFunc(p.errs.Errs[before:], func(a, b error) int {
 		return a.(*Error).Line - b.(*Error).Line
 	})
-	return len(p.errs.errs) > before
+	return len(p.errs.Errs) > before
 }
 
 // checkType records where v, found at key, does not have the type t wants.
@@ -48,7 +48,7 @@ func (p *parser) checkType(key string, v any, t reflect.Type) {
 		return // a reference or a { build = ... } table: images checks it
 	}
 	if want := tomlKind(t); want != tomlKindOf(v) && !(want == "array of tables" && tomlKindOf(v) == "array") {
-		p.errs.add(key, "wrong type: want %s, have %s", want, tomlKindOf(v))
+		p.errs.Add(key, "wrong type: want %s, have %s", want, tomlKindOf(v))
 		return
 	}
 	switch t.Kind() {

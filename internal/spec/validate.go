@@ -34,22 +34,10 @@ func (p *parser) spec(abs string, d *decoded) *Spec {
 func (p *parser) required(key string, v *string, hint string) string {
 	switch {
 	case v == nil:
-		p.errs.add(key, "required%s", hint)
+		p.errs.Add(key, "required%s", hint)
 		return ""
 	case *v == "":
-		p.errs.add(key, "must not be empty%s", hint)
-	}
-	return *v
-}
-
-// optional returns *v, def when it is absent, or records that it is empty.
-func (p *parser) optional(key string, v *string, def string) string {
-	switch {
-	case v == nil:
-		return def
-	case *v == "":
-		p.errs.add(key, "must not be empty; omit it for the default %q", def)
-		return def
+		p.errs.Add(key, "must not be empty%s", hint)
 	}
 	return *v
 }
@@ -65,7 +53,7 @@ func (p *parser) path(rel string) string {
 // target validates [target].
 func (p *parser) target(r rawTarget) Target {
 	if !p.md.IsDefined("target") {
-		p.errs.add("target", "missing table [target]; name the kubeconfig file, context and namespace")
+		p.errs.Add("target", "missing table [target]; name the kubeconfig file, context and namespace")
 		return Target{}
 	}
 	t := Target{
@@ -88,9 +76,9 @@ func (p *parser) namespaces(raw []string, target string) []string {
 		key := fmt.Sprintf("target.namespaces[%d]", i)
 		switch {
 		case ns == "":
-			p.errs.add(key, "must not be empty")
+			p.errs.Add(key, "must not be empty")
 		case seen[ns]:
-			p.errs.add(key, "%q is listed twice", ns)
+			p.errs.Add(key, "%q is listed twice", ns)
 		case ns != target:
 			out = append(out, ns)
 		}
@@ -111,15 +99,15 @@ func (p *parser) kubeconfig(v *string) string {
 	case raw == "":
 		return ""
 	case strings.HasPrefix(raw, "~"):
-		p.errs.add(key, "%q: ~ is not expanded; write a path relative to the spec or an absolute path", raw)
+		p.errs.Add(key, "%q: ~ is not expanded; write a path relative to the spec or an absolute path", raw)
 		return ""
 	case strings.HasPrefix(raw, "$"):
-		p.errs.add(key, "%q: environment variables are not expanded; write the file's path", raw)
+		p.errs.Add(key, "%q: environment variables are not expanded; write the file's path", raw)
 		return ""
 	}
 	abs := p.path(raw)
 	if isDefaultKubeconfig(abs) {
-		p.errs.add(key, "%s is the default kubeconfig: piceli never uses it, so that a release cannot reach a cluster by accident; write a kubeconfig file for this release", raw)
+		p.errs.Add(key, "%s is the default kubeconfig: piceli never uses it, so that a release cannot reach a cluster by accident; write a kubeconfig file for this release", raw)
 		return ""
 	}
 	return abs
@@ -146,7 +134,7 @@ var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 // label records that v is not a DNS-1123 label; empty values were reported.
 func (p *parser) label(key, v string) {
 	if v != "" && (len(v) > 63 || !dns1123Label.MatchString(v)) {
-		p.errs.add(key, "%q must be a DNS-1123 label (lowercase letters, digits and '-', at most 63 characters)", v)
+		p.errs.Add(key, "%q must be a DNS-1123 label (lowercase letters, digits and '-', at most 63 characters)", v)
 	}
 }
 
@@ -155,19 +143,19 @@ var labelValue = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
 // release validates [release].
 func (p *parser) release(r rawRelease) Release {
 	if !p.md.IsDefined("release") {
-		p.errs.add("release", "missing table [release]; name the release and its composition")
+		p.errs.Add("release", "missing table [release]; name the release and its composition")
 		return Release{}
 	}
 	name := p.required("release.name", r.Name, "")
 	p.label("release.name", name)
 	rel := Release{
 		Name:                name,
-		Owner:               p.optional("release.owner", r.Owner, name),
-		FieldManager:        p.optional("release.field_manager", r.FieldManager, "piceli-"+name),
+		Owner:               p.errs.Optional("release.owner", r.Owner, name),
+		FieldManager:        p.errs.Optional("release.field_manager", r.FieldManager, "piceli-"+name),
 		Composition:         p.composition(r.Composition),
-		StateDir:            p.path(p.optional("release.state_dir", r.StateDir, DefaultStateDir)),
+		StateDir:            p.path(p.errs.Optional("release.state_dir", r.StateDir, DefaultStateDir)),
 		State:               p.state(r.State),
-		StateNamespace:      p.optional("release.state_namespace", r.StateNamespace, ""),
+		StateNamespace:      p.errs.Optional("release.state_namespace", r.StateNamespace, ""),
 		AllowUnpinnedImages: r.AllowUnpinnedImages,
 		RequirePinnedImages: r.RequirePinnedImages,
 		Prune:               r.Prune,
@@ -178,19 +166,19 @@ func (p *parser) release(r rawRelease) Release {
 	p.releaseNames(rel)
 	p.label("release.state_namespace", rel.StateNamespace)
 	if rel.StateNamespace != "" && rel.State != StateCluster {
-		p.errs.add("release.state_namespace", "is only used with release.state = %q", StateCluster)
+		p.errs.Add("release.state_namespace", "is only used with release.state = %q", StateCluster)
 	}
 	if rel.AllowUnpinnedImages && rel.RequirePinnedImages {
-		p.errs.add("release.require_pinned_images", "contradicts release.allow_unpinned_images = true; set only one")
+		p.errs.Add("release.require_pinned_images", "contradicts release.allow_unpinned_images = true; set only one")
 	}
 	return rel
 }
 
 // onFailure checks release.on_failure, "stop" by default.
 func (p *parser) onFailure(v *string) string {
-	got := p.optional("release.on_failure", v, OnFailureStop)
+	got := p.errs.Optional("release.on_failure", v, OnFailureStop)
 	if got != OnFailureStop && got != OnFailureCompensate && got != OnFailureRollback {
-		p.errs.add("release.on_failure", "%q: want %q, %q or %q", got, OnFailureStop, OnFailureCompensate, OnFailureRollback)
+		p.errs.Add("release.on_failure", "%q: want %q, %q or %q", got, OnFailureStop, OnFailureCompensate, OnFailureRollback)
 	}
 	return got
 }
@@ -199,18 +187,18 @@ func (p *parser) onFailure(v *string) string {
 // locally, as every spec did before the key existed; new specs written by
 // the scaffold name "cluster".
 func (p *parser) state(v *string) string {
-	got := p.optional("release.state", v, StateLocal)
+	got := p.errs.Optional("release.state", v, StateLocal)
 	if got != StateLocal && got != StateCluster {
-		p.errs.add("release.state", "%q: want %q or %q", got, StateCluster, StateLocal)
+		p.errs.Add("release.state", "%q: want %q or %q", got, StateCluster, StateLocal)
 	}
 	return got
 }
 
 // wait checks release.wait, "ready" by default.
 func (p *parser) wait(v *string) string {
-	got := p.optional("release.wait", v, WaitReady)
+	got := p.errs.Optional("release.wait", v, WaitReady)
 	if got != WaitReady && got != WaitNone {
-		p.errs.add("release.wait", "%q: want %q or %q", got, WaitReady, WaitNone)
+		p.errs.Add("release.wait", "%q: want %q or %q", got, WaitReady, WaitNone)
 	}
 	return got
 }
@@ -222,7 +210,7 @@ func (p *parser) duration(key string, v *string) time.Duration {
 	}
 	d, err := time.ParseDuration(*v)
 	if err != nil || d <= 0 {
-		p.errs.add(key, "%q: want a positive duration such as \"90s\" or \"5m\"", *v)
+		p.errs.Add(key, "%q: want a positive duration such as \"90s\" or \"5m\"", *v)
 	}
 	return d
 }
@@ -238,7 +226,7 @@ func (p *parser) readyTimeout(v *string) time.Duration {
 	const key = "release.ready_timeout"
 	d := p.duration(key, v)
 	if d > MaxReadyTimeout {
-		p.errs.add(key, "%q is longer than %s, the longest readiness wait of one wave", *v, "24h")
+		p.errs.Add(key, "%q is longer than %s, the longest readiness wait of one wave", *v, "24h")
 	}
 	return d
 }
@@ -246,10 +234,10 @@ func (p *parser) readyTimeout(v *string) time.Duration {
 // releaseNames checks the owner (a label value) and the field manager.
 func (p *parser) releaseNames(r Release) {
 	if r.Owner != "" && (len(r.Owner) > 63 || !labelValue.MatchString(r.Owner)) {
-		p.errs.add("release.owner", "%q must be a Kubernetes label value (letters, digits, '-', '_', '.', at most 63 characters)", r.Owner)
+		p.errs.Add("release.owner", "%q must be a Kubernetes label value (letters, digits, '-', '_', '.', at most 63 characters)", r.Owner)
 	}
 	if len(r.FieldManager) > 128 || strings.ContainsFunc(r.FieldManager, isControlOrSpace) {
-		p.errs.add("release.field_manager", "%q must be at most 128 characters without spaces", r.FieldManager)
+		p.errs.Add("release.field_manager", "%q must be at most 128 characters without spaces", r.FieldManager)
 	}
 }
 
@@ -266,7 +254,7 @@ func (p *parser) composition(v *string) Composition {
 		return p.goComposition(raw[:i], raw[i+1:])
 	}
 	if strings.HasSuffix(raw, ".go") {
-		p.errs.add(key, "%q names no function; write it as %q", raw, raw+":Build")
+		p.errs.Add(key, "%q names no function; write it as %q", raw, raw+":Build")
 		return Composition{}
 	}
 	return p.filesComposition(raw)
@@ -275,7 +263,7 @@ func (p *parser) composition(v *string) Composition {
 // goComposition validates "file.go:Func".
 func (p *parser) goComposition(file, fn string) Composition {
 	if !token.IsIdentifier(fn) {
-		p.errs.add("release.composition", "%q is not a Go function name", fn)
+		p.errs.Add("release.composition", "%q is not a Go function name", fn)
 		return Composition{}
 	}
 	return Composition{Kind: CompositionGo, File: p.path(file), Func: fn}
@@ -291,7 +279,7 @@ func (p *parser) filesComposition(raw string) Composition {
 	if info, err := os.Stat(abs); strings.HasSuffix(raw, "/") || err == nil && info.IsDir() {
 		return Composition{Kind: CompositionFiles, File: abs}
 	}
-	p.errs.add("release.composition", `%q is neither "file.go:Func", a .yaml/.yml/.json file nor an existing directory`, raw)
+	p.errs.Add("release.composition", `%q is neither "file.go:Func", a .yaml/.yml/.json file nor an existing directory`, raw)
 	return Composition{}
 }
 
@@ -313,14 +301,14 @@ func (p *parser) images(images map[string]rawImage, s *Spec) {
 		}
 		v, ok := images[k].value.(string)
 		if !ok {
-			p.errs.add(key, "wrong type: want string or table, have %s", tomlKindOf(images[k].value))
+			p.errs.Add(key, "wrong type: want string or table, have %s", tomlKindOf(images[k].value))
 			continue
 		}
 		switch {
 		case v == "":
-			p.errs.add(key, "must not be empty")
+			p.errs.Add(key, "must not be empty")
 		case !s.Release.AllowUnpinnedImages && !Pinned(v):
-			p.errs.add(key, "%q is not pinned by digest (name@sha256:<64 lowercase hex>); pin it or set release.allow_unpinned_images = true", v)
+			p.errs.Add(key, "%q is not pinned by digest (name@sha256:<64 lowercase hex>); pin it or set release.allow_unpinned_images = true", v)
 		}
 		s.Images[k] = v
 	}
@@ -333,11 +321,11 @@ func (p *parser) imageBuild(key string, table map[string]any, k string, s *Spec)
 		v, isString := table[name].(string)
 		switch {
 		case name != "build" && name != "registry":
-			p.errs.add(key+"."+name, "unknown key (known keys: build, registry)")
+			p.errs.Add(key+"."+name, "unknown key (known keys: build, registry)")
 		case !isString:
-			p.errs.add(key+"."+name, "wrong type: want string, have %s", tomlKindOf(table[name]))
+			p.errs.Add(key+"."+name, "wrong type: want string, have %s", tomlKindOf(table[name]))
 		case v == "":
-			p.errs.add(key+"."+name, "must not be empty")
+			p.errs.Add(key+"."+name, "must not be empty")
 		case name == "build":
 			b.Image = v
 		default:
@@ -345,7 +333,7 @@ func (p *parser) imageBuild(key string, table map[string]any, k string, s *Spec)
 		}
 	}
 	if _, ok := table["build"]; !ok {
-		p.errs.add(key, "a table here needs build = \"NAME\", an image of build.toml beside the spec")
+		p.errs.Add(key, "a table here needs build = \"NAME\", an image of build.toml beside the spec")
 	}
 	if s.Builds == nil {
 		s.Builds = map[string]ImageBuild{}
