@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -32,7 +33,7 @@ func (g *gen) yamlFiles() (yamlSet, error) {
 		}
 		p := g.yamlPath(d, set.files)
 		set.paths = append(set.paths, p)
-		set.files[p] = append([]byte(fmt.Sprintf("# %s, imported by piceli import.\n", d.ref)), data...)
+		set.files[p] = append([]byte("# "+commentf("%s, imported by piceli import.", d.ref)+"\n"), data...)
 	}
 	return set, nil
 }
@@ -148,5 +149,5 @@ require github.com/pynenc/piceli v0.0.0
 // Piceli is reached from a local checkout until it is served by the Go
 // module proxy. Remove this line to use a published version.
 replace github.com/pynenc/piceli => %s
-`, g.in.Module, g.in.PiceliSource))
+`, g.in.Module, strconv.Quote(g.in.PiceliSource)))
 }
