@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/pynenc/piceli/internal/localpath"
 	"github.com/pynenc/piceli/internal/spec"
 )
 
@@ -39,32 +40,19 @@ func (g *gen) yamlFiles() (yamlSet, error) {
 }
 
 // yamlPath names an object's file after its kind, namespace (other than
-// the target's) and name, numbered when two would share one.
+// the target's) and name, made a file name by localpath.Key (so a long
+// name is cut to fit), numbered when two would share one.
 func (g *gen) yamlPath(d *decl, taken map[string][]byte) string {
 	parts := []string{d.ref.Kind}
 	if d.ref.Namespace != "" {
 		parts = append(parts, d.ref.Namespace)
 	}
-	base := fileKey(strings.Join(append(parts, d.ref.Name), "-"))
+	base := localpath.Key(strings.Join(append(parts, d.ref.Name), "-"))
 	p := path.Join("manifests", base+".yaml")
 	for i := 2; taken[p] != nil; i++ {
 		p = path.Join("manifests", fmt.Sprintf("%s-%d.yaml", base, i))
 	}
 	return p
-}
-
-// fileKey keeps lower-case letters, digits, dots and dashes.
-func fileKey(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
 }
 
 // releaseTOML writes the release spec: the target, the release and the
