@@ -70,6 +70,14 @@ func Check(rel string) error {
 	return nil
 }
 
+// CheckName is Check for a single file name: rel may not hold a '/'.
+func CheckName(name string) error {
+	if strings.Contains(name, "/") {
+		return fmt.Errorf("file name %q: holds a '/': %w", name, ErrNotLocal)
+	}
+	return Check(name)
+}
+
 // problem says what makes rel unusable, or "".
 func problem(rel string) string {
 	switch {

@@ -78,6 +78,17 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestCheckNameTakesOneElement(t *testing.T) {
+	if err := CheckName("20260101-000000-abcdef"); err != nil {
+		t.Errorf("CheckName(a run id) = %v, want nil", err)
+	}
+	for _, bad := range []string{"a/b", "..", "../x", ""} {
+		if err := CheckName(bad); !errors.Is(err, ErrNotLocal) {
+			t.Errorf("CheckName(%q) = %v, want ErrNotLocal", bad, err)
+		}
+	}
+}
+
 func TestJoinStaysInItsDirectory(t *testing.T) {
 	got, err := Join("/out", "manifests/a.yaml")
 	if err != nil || got != filepath.Join("/out", "manifests", "a.yaml") {
