@@ -30,7 +30,21 @@ type attack struct {
 
 // attacks is the security table, in the order of docs/security.md.
 func attacks() []attack {
-	return []attack{}
+	const (
+		input    = "Input is hostile: names, paths and generated code"
+		approval = "Approval by hash"
+	)
+	return []attack{
+		{input, "a YAML composition names an object x/../../…/victim and runs render --out", "exit 2 naming the file, line and key; nothing written in or outside the directory", "./internal/cli", "TestSecurityRenderOutStaysInItsDirectory"},
+		{input, "the escaping name goes through import yaml, and through a Go module declaring it, to render --out", "import and render exit 2; nothing written in or outside the directory", "./internal/cli", "TestSecurityImportedModuleStaysInItsDirectory"},
+		{input, "render writes objects whose names climb out or exceed a file name, into a directory holding a symlink out", "every file lands inside the directory; the symlink's target is untouched", "./internal/render", "TestSecurityRenderWriteDirStaysInItsDirectory"},
+		{input, "import yaml of names holding a newline, */, func init(), backquotes and quotes", "exit 2 naming the file, document and key; nothing written; the injected init never runs", "./internal/cli", "TestSecurityImportNamesNeverBecomeCode"},
+		{input, "the generator is handed such names, namespaces, paths and contexts directly", "every Go file parses and declares only Build and literal functions, no init, no block comment; one YAML document per file", "./internal/importgen", "TestSecurityGeneratedCodeCarriesNoInput"},
+		{input, "import yaml of a valid 253-character name in a 63-character namespace", "imported and rendered as it was; its file name fits", "./internal/cli", "TestSecurityImportOfALongName"},
+		{approval, "a stored plan is loaded by a glob, a character class, ../, upper case, 11 or 65 digits", "each refused with ErrBadHash; 12 to 64 lower-case digits load it", "./internal/plan", "TestSecurityApprovalTakesOnlyHexDigits"},
+		{approval, "release apply, rollback, deploy and registry install/uninstall get a glob, a path, upper case, 11 or 65 digits", "each exits 2 stating the rule; nothing read from a cluster or written", "./internal/cli", "TestSecurityApprovalIsHexEverywhere"},
+		{approval, "with a plan stored on the sandbox, --approve 'dd2a********' and the other bad forms", "exit 2; the ConfigMap is never written and no run starts; the plan's own 12 digits then apply it", "./internal/cli", "TestSecurityGlobApprovalAppliesNothing"},
+	}
 }
 
 // securityTestRE matches the declaration of a security test.

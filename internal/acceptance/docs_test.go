@@ -89,7 +89,8 @@ The same checks run when each scenario ends, pass or fail:
 - A run whose writes found the API server gone ends failed with those steps
   in doubt; resume settles them by reading the cluster.
 - ` + "`render`" + ` needs no cluster, so input only the API server can judge (an
-  unknown kind or field, an invalid name, a negative replica count, a port
-  out of range) renders as given; plan, diff and apply refuse it.
+  unknown kind or field, a negative replica count, a port out of range)
+  renders as given; plan, diff and apply refuse it. A name or namespace not
+  valid for its kind is refused by render too (docs/security.md).
 
 `
