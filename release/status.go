@@ -8,24 +8,51 @@ import (
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/internal/plan"
 )
 
 // HistoryOptions tune History. The zero value is valid.
-type HistoryOptions struct{}
+type HistoryOptions struct {
+	// Verify checks every revision as a rollback would before applying it
+	// (its seal, its plan's seal, its objects against that plan) and says
+	// why in Damaged when one fails. It reads every revision and its plan;
+	// without it History reads the index alone.
+	Verify bool
+}
 
 // History lists the release's revisions, oldest first, without their
 // objects. It reads the history index, not every revision (rebuilding the
-// index once from the revisions when it is missing or behind). No cluster
-// is contacted, unless the release's state is shared: then the state
-// directory is brought up to date from the cluster first.
-func (r *Release) History(ctx context.Context, _ HistoryOptions) ([]Revision, error) {
+// index once from the revisions when it is missing or behind), unless
+// opts.Verify asks to check each. No cluster is contacted, unless the
+// release's state is shared: then the state directory is brought up to
+// date from the cluster first.
+func (r *Release) History(ctx context.Context, opts HistoryOptions) ([]Revision, error) {
 	if err := r.checkOwner(); err != nil {
 		return nil, err
 	}
 	if err := r.pullState(ctx, nil); err != nil {
 		return nil, err
 	}
-	return history.Summaries(r.StateDir())
+	revs, err := history.Summaries(r.StateDir())
+	if err != nil || !opts.Verify {
+		return revs, err
+	}
+	key, err := plan.ReadKey(r.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	for i := range revs {
+		revs[i].Damaged = r.damage(key, revs[i].Number)
+	}
+	return revs, nil
+}
+
+// damage says why revision n may not be applied again, or "".
+func (r *Release) damage(key []byte, n int) string {
+	if _, err := trustedRevision(r.StateDir(), key, n); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // Status is the release's state as its state directory records it.
@@ -87,6 +114,9 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 	}
 	if len(revs) > 0 {
 		out.Latest = &revs[len(revs)-1]
+		if out.Latest.Damaged, err = r.latestDamage(out.Latest.Number); err != nil {
+			return nil, err
+		}
 	}
 	run, err := apply.LatestRun(r.StateDir())
 	if errors.Is(err, apply.ErrNoRun) {
@@ -99,6 +129,16 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 		return nil, err
 	}
 	return out, r.liveElsewhere(ctx, c, out.Run)
+}
+
+// latestDamage checks the latest revision, the one an automatic rollback
+// or a compensation would restore, and says why it may not be, or "".
+func (r *Release) latestDamage(n int) (string, error) {
+	key, err := plan.ReadKey(r.StateDir())
+	if err != nil {
+		return "", err
+	}
+	return r.damage(key, n), nil
 }
 
 // runState replays run's journal and, when it says running, asks the file
