@@ -43,6 +43,9 @@ func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*
 // session its objects (the composition's secrets resolved, or a revision's)
 // and its source.
 func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOptions, prepare func(*session, context.Context) error) (*Result, error) {
+	if err := r.checkWriter(); err != nil {
+		return nil, err
+	}
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,9 @@ func (r *Release) Rollback(ctx context.Context, to int, approve string, opts Run
 			return nil
 		})
 	}
+	if err := r.checkWriter(); err != nil {
+		return nil, err
+	}
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Prefix starts the public key of every signer line: the algorithm.
@@ -43,8 +44,8 @@ func Parse(line string) (Signer, error) {
 	switch {
 	case name == "":
 		return Signer{}, errors.New(`no name after the key: write "ed25519:<key> NAME", NAME saying whose key it is`)
-	case len(name) > 200 || strings.ContainsFunc(name, unicode.IsControl):
-		return Signer{}, errors.New("the name must be at most 200 characters without control characters")
+	case len(name) > 200 || !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
+		return Signer{}, errors.New("the name must be at most 200 bytes of UTF-8 without control characters")
 	}
 	return Signer{Key: key, Name: name}, nil
 }
