@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -69,4 +70,39 @@ func NewInput(approved, fresh *plan.Plan, rendered []*unstructured.Unstructured,
 		in.Fresh[s.Ref] = s.Observed.ResourceVersion
 	}
 	return in
+}
+
+// ErrNotApproved is matched by the error of a run refused because an
+// object it would write is not the one its approved plan sealed.
+var ErrNotApproved = errors.New("not what the approved plan holds")
+
+// CheckDesired refuses an input whose objects are not those its approved
+// plan sealed: every step's object to write (Input.Desired, or the step's
+// own manifest) must digest to the step's Desired, Secret values compared
+// as keyed digests. Apply's approval check compares every step with a
+// fresh plan, but a resume compares only the steps its journal says are
+// untouched: one the journal says is in doubt is settled by reading the
+// cluster and, when its write did not land, written again. So a journal
+// edited to mark a step in doubt, or a composition changed since the
+// crash, could otherwise have a resume write something no one approved.
+// Nothing is written or journaled when it fails.
+func CheckDesired(in Input) error {
+	dig := plan.Digester{Key: in.Key}
+	var errs []error
+	for _, s := range in.Plan.Steps {
+		if s.Desired == "" {
+			continue // a delete: nothing is written
+		}
+		desired := in.Desired[s.Ref]
+		if desired == nil {
+			desired = &unstructured.Unstructured{Object: s.Manifest}
+		}
+		if dig.Of(dig.Sealed(desired)) != s.Desired {
+			errs = append(errs, fmt.Errorf("%s: the object to write is %w (the composition or the state changed since the approval)", s.Ref, ErrNotApproved))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("run of plan %s refused, nothing was written: %w", plan.ShortHash(in.Plan.Hash), errors.Join(errs...))
+	}
+	return nil
 }
