@@ -16,7 +16,7 @@ const StatementSchema = "piceli.state-statement/v1"
 // ErrUntrusted is matched by the error of a read or a push refused because
 // a snapshot's signature, or the writer's key, is not one the spec's
 // state_signers trust.
-var ErrUntrusted = errors.New("state not signed by a key in state_signers")
+var ErrUntrusted = errors.New("not trusted by [release] state_signers")
 
 // Statement is what the writer of a snapshot signs: which release's state
 // it is, where (the state namespace and the target cluster's identity),
