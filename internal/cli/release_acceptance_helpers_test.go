@@ -377,9 +377,9 @@ func (r *testRelease) gone(t *testing.T, s plan.Step) bool {
 	return u.GetDeletionTimestamp() != nil
 }
 
-// signersLine is the state_signers line trusting the tests' machine key;
-// testStateKey sets it.
-var signersLine string
+// machineSigner is the tests' machine key as a state_signers entry, and
+// signersLine the [release] line trusting it; testStateKey sets both.
+var machineSigner, signersLine string
 
 // testStateKey makes the signing key of "this machine" for every test of
 // the package, in a temporary directory named by PICELI_STATE_KEY_FILE
@@ -396,6 +396,7 @@ func testStateKey() (string, error) {
 	if err != nil {
 		return dir, err
 	}
+	machineSigner = k.Signer
 	signersLine = fmt.Sprintf("state_signers = [%q]\n", k.Signer)
 	sharedState = "state = \"cluster\"\n" + signersLine
 	return dir, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/internal/signer"
 )
 
 // attacker is an identity that may only get, create and update Secrets in
@@ -148,6 +149,26 @@ func removeBinding(t *testing.T, sb *sandboxtest.Sandbox, crb string) {
 // ended when cleanups run.
 func cleanupContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), 30*time.Second)
+}
+
+// clusterUID is the sandbox's identity, the kube-system Namespace UID.
+func clusterUID(t *testing.T, sb *sandboxtest.Sandbox) string {
+	t.Helper()
+	ns, err := sb.Clientset.CoreV1().Namespaces().Get(t.Context(), metav1.NamespaceSystem, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(ns.UID)
+}
+
+// trustedSigners are the signers the tests' specs list.
+func trustedSigners(t *testing.T) []signer.Signer {
+	t.Helper()
+	s, err := signer.Parse(machineSigner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []signer.Signer{s}
 }
 
 // bindingRef is the reference of the ClusterRoleBinding crb.
