@@ -266,6 +266,9 @@ func (c *Cluster) pull(ctx context.Context, accept *int64) (*Pulled, error) {
 // and records the agreement.
 func (c *Cluster) merge(rec syncRecord, snap *Snapshot, files []File, refused string, accept *int64) (*Pulled, error) {
 	if err := c.admit(rec, snap, accept); err != nil {
+		if refused != "" {
+			return nil, fmt.Errorf("%w (the newer %s)", err, refused)
+		}
 		return nil, err
 	}
 	older := snap.Generation <= rec.floor() && !rec.agrees(snap)
