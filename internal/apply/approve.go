@@ -1,12 +1,17 @@
 package apply
 
 import (
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/pynenc/piceli/internal/digest"
+	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 )
@@ -103,6 +108,33 @@ func CheckDesired(in Input) error {
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("run of plan %s refused, nothing was written: %w", plan.ShortHash(in.Plan.Hash), errors.Join(errs...))
+	}
+	return nil
+}
+
+// runSealInfo names what the run seal key is derived for.
+const runSealInfo = "piceli run seal v1"
+
+// runSeal is the seal of a run's start: a keyed digest, under a key
+// derived from the release's digest key, of the run id and the hash of the
+// plan it was approved to apply.
+func runSeal(key []byte, run, planHash string) string {
+	k, err := hkdf.Key(sha256.New, key, nil, runSealInfo, sha256.Size)
+	if err != nil {
+		return ""
+	}
+	return digest.Fields(k, []byte(run), []byte(planHash))
+}
+
+// checkRunSeal refuses to resume a run whose journal's first record does
+// not carry the seal of its run and plan: the journal was edited (to name
+// another stored plan, which no one approved for this run) or written by
+// a Piceli older than sealed runs. Nothing is written when it fails.
+func checkRunSeal(start journal.Record, key []byte) error {
+	want := runSeal(key, start.Run, start.Plan)
+	if want == "" || !hmac.Equal([]byte(want), []byte(start.Seal)) {
+		return fmt.Errorf("resume run %s: its journal's start does not carry the seal of run %s and plan %s (edited, or started by an older piceli), so nothing shows the plan was approved for it; plan again and approve: %w",
+			start.Run, start.Run, plan.ShortHash(start.Plan), ErrNotApproved)
 	}
 	return nil
 }

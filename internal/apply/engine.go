@@ -141,7 +141,7 @@ func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, erro
 	}
 	defer w.Close()
 	r := e.newRun(run, in, w)
-	if err := r.append(journal.Record{Type: journal.RunStarted, Run: run, Plan: in.Plan.Hash, Holder: e.Options.Holder}); err != nil {
+	if err := r.append(journal.Record{Type: journal.RunStarted, Run: run, Plan: in.Plan.Hash, Holder: e.Options.Holder, Seal: runSeal(in.Key, run, in.Plan.Hash)}); err != nil {
 		return nil, err
 	}
 	r.fp.hit(ctx, FailAfterRunStarted)
@@ -251,6 +251,9 @@ func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, err
 	}
 	st, err := resumable(recs, in.Plan.Hash)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRunSeal(recs[0], in.Key); err != nil {
 		return nil, err
 	}
 	// A stop request still here was meant for the run's earlier session

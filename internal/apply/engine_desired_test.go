@@ -59,6 +59,41 @@ func TestSecurityResumeWritesOnlyWhatThePlanSealed(t *testing.T) {
 	}
 }
 
+// A resume continues only the run and plan its journal's start was sealed
+// for: a journal edited to name another stored plan (one no one approved
+// for this run), or one whose start carries no seal, is refused before
+// anything is journaled or written.
+func TestSecurityResumeRunsOnlyThePlanItsRunWasApprovedFor(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		seal func(in Input) string
+	}{
+		{name: "a journal edited to name another plan", seal: func(Input) string { return runSeal(testKey, "run-1", "sha256:"+strings.Repeat("0", 64)) }},
+		{name: "a journal without a seal", seal: func(Input) string { return "" }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newFakeCluster()
+			e := newEngine(t, c, Options{})
+			in := creates(t, "a", "b")
+			writeJournal(t, e.StateDir, "run-1",
+				journal.Record{Type: journal.RunStarted, Run: "run-1", Plan: in.Plan.Hash, Seal: tt.seal(in)},
+				journal.Record{Type: journal.Intent, Step: 0, Action: "create", Ref: &in.Plan.Steps[0].Ref},
+			)
+			before := journalBytes(t, e.StateDir, "run-1")
+			_, err := e.Resume(t.Context(), "run-1", in)
+			if !errors.Is(err, ErrNotApproved) || !strings.Contains(err.Error(), "does not carry the seal of run run-1") {
+				t.Fatalf("Resume() = %v, want ErrNotApproved saying the start is not sealed", err)
+			}
+			if n := writes(c.sent("patch", "a")) + writes(c.sent("patch", "b")); n != 0 {
+				t.Errorf("%d writes sent, want none", n)
+			}
+			if after := journalBytes(t, e.StateDir, "run-1"); after != before {
+				t.Errorf("the journal changed")
+			}
+		})
+	}
+}
+
 // journalBytes is the content of run's journal, or "" when there is none.
 func journalBytes(t *testing.T, stateDir, run string) string {
 	t.Helper()
