@@ -13,10 +13,10 @@ import (
 
 // HistoryOptions tune History. The zero value is valid.
 type HistoryOptions struct {
-	// Verify checks every revision as a rollback would before applying it
-	// (its seal, its plan's seal, its objects against that plan) and says
-	// why in Damaged when one fails. It reads every revision and its plan;
-	// without it History reads the index alone.
+	// Verify checks every revision's seal and says why in Damaged when
+	// one fails (a rollback checks more: the revision against its plan,
+	// see Status). It reads every revision file, about 1 ms each on these
+	// machines for 50 objects; without it History reads the index alone.
 	Verify bool
 }
 
@@ -42,15 +42,19 @@ func (r *Release) History(ctx context.Context, opts HistoryOptions) ([]Revision,
 		return nil, err
 	}
 	for i := range revs {
-		revs[i].Damaged = r.damage(key, revs[i].Number)
+		revs[i].Damaged = r.sealDamage(key, revs[i].Number)
 	}
 	return revs, nil
 }
 
-// damage says why revision n may not be applied again, or "".
-func (r *Release) damage(key []byte, n int) string {
-	if _, err := trustedRevision(r.StateDir(), key, n); err != nil {
-		return err.Error()
+// sealDamage says why revision n fails its seal, or "".
+func (r *Release) sealDamage(key []byte, n int) string {
+	rev, err := history.Load(r.StateDir(), n)
+	if err == nil {
+		err = rev.Verify(key)
+	}
+	if err != nil {
+		return damaged(n, err).Error()
 	}
 	return ""
 }
@@ -132,13 +136,17 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 }
 
 // latestDamage checks the latest revision, the one an automatic rollback
-// or a compensation would restore, and says why it may not be, or "".
+// or a compensation would restore, as they check it (checkRevision), and
+// says why it may not be restored, or "".
 func (r *Release) latestDamage(n int) (string, error) {
 	key, err := plan.ReadKey(r.StateDir())
 	if err != nil {
 		return "", err
 	}
-	return r.damage(key, n), nil
+	if _, err := trustedRevision(r.StateDir(), key, n); err != nil {
+		return err.Error(), nil
+	}
+	return "", nil
 }
 
 // runState replays run's journal and, when it says running, asks the file

@@ -22,8 +22,7 @@ func newHistoryCmd() *cobra.Command {
 Steps:
   1. read the revisions in the state directory (no cluster is contacted,
      unless [release] state = "cluster": then the state is pulled first)
-  2. check each revision as a rollback would before applying it: its seal,
-     its plan's seal, and its objects against that plan
+  2. check each revision's seal (a rollback checks it against its plan too)
   3. print each one's number, plan hash, run, source (apply or rollback),
      finish time and object count, and why it is damaged, if it is, or one
      JSON document with -o json`,
