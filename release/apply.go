@@ -47,6 +47,9 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	if err := CheckApproval(hash); err != nil {
 		return nil, err
 	}
+	if err := r.checkWriter(); err != nil {
+		return nil, err
+	}
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err

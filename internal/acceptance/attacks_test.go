@@ -33,8 +33,16 @@ func attacks() []attack {
 	const (
 		input    = "Input is hostile: names, paths and generated code"
 		approval = "Approval by hash"
+		state    = "Shared and local state"
+		undo     = "Automatic rollback and compensation"
 	)
 	return []attack{
+		{state, "a ServiceAccount that may only get, create and update Secrets in the namespace rewrites the shared snapshot (re-chunked, re-digested, re-sealed with the stolen digest key, or re-signed with its own key) to add a ClusterRoleBinding to cluster-admin; the operator's next run fails its check under on_failure = rollback", "the forged snapshot is refused naming what failed; no ClusterRoleBinding exists; the ServiceAccount still may not do everything", "./internal/cli", "TestSecurityForgedSharedStateIsRefused"},
+		{state, "older state Secrets are restored (a namespace backup), and the state is deleted", "each refused with exit 2 saying so; nothing merged into the cache; state pull --accept-older takes exactly that generation and logs it", "./internal/cli", "TestSecurityReplayedStateIsRefused"},
+		{state, "a machine's own run is killed before its first push while another machine's later run is interrupted", "resume on the first machine continues the later run", "./internal/cli", "TestSecurityLatestRunAcrossMachines"},
+		{undo, "a hand-edited local revision adds a ClusterRoleBinding (automatic rollback) or forged ConfigMap data (compensation)", "the revision is refused as damaged; no binding is created and no forged data restored", "./internal/cli", "TestSecurityForgedLocalRevisionIsNotApplied"},
+		{undo, "a hand-edited journal marks steps in doubt whose objects differ from the approved plan", "resume writes only objects matching their step's sealed digest", "./internal/apply", "TestSecurityResumeWritesOnlyWhatThePlanSealed"},
+		{undo, "a hand-edited run-start record names another stored plan", "resume refuses the run: its start is sealed to the plan approved for it", "./internal/apply", "TestSecurityResumeRunsOnlyThePlanItsRunWasApprovedFor"},
 		{input, "a YAML composition names an object x/../../…/victim and runs render --out", "exit 2 naming the file, line and key; nothing written in or outside the directory", "./internal/cli", "TestSecurityRenderOutStaysInItsDirectory"},
 		{input, "the escaping name goes through import yaml, and through a Go module declaring it, to render --out", "import and render exit 2; nothing written in or outside the directory", "./internal/cli", "TestSecurityImportedModuleStaysInItsDirectory"},
 		{input, "render writes objects whose names climb out or exceed a file name, into a directory holding a symlink out", "every file lands inside the directory; the symlink's target is untouched", "./internal/render", "TestSecurityRenderWriteDirStaysInItsDirectory"},

@@ -54,7 +54,8 @@ type Client struct {
 	Server      string // the API server URL, for "using server … context …" lines
 	ContextName string // the context, as named
 
-	kubeconfig string // the file, as named, for errors
+	kubeconfig string   // the file, as named, for errors
+	uid        *uidMemo // ClusterUID's answer, once read; nil reads every time
 }
 
 // Connect builds a Client from exactly the named kubeconfig file and context.
@@ -111,5 +112,6 @@ func newClient(cfg *rest.Config, contextName string) (*Client, error) {
 		Mapper:      restmapper.NewDeferredDiscoveryRESTMapperWithContext(cached),
 		Server:      cfg.Host,
 		ContextName: contextName,
+		uid:         &uidMemo{},
 	}, nil
 }

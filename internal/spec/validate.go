@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pynenc/piceli/internal/signer"
 )
 
 // spec validates the decoded tables and builds the Spec.
@@ -156,6 +158,7 @@ func (p *parser) release(r rawRelease) Release {
 		StateDir:            p.path(p.errs.Optional("release.state_dir", r.StateDir, DefaultStateDir)),
 		State:               p.state(r.State),
 		StateNamespace:      p.errs.Optional("release.state_namespace", r.StateNamespace, ""),
+		StateSigners:        p.signers(r.StateSigners),
 		AllowUnpinnedImages: r.AllowUnpinnedImages,
 		RequirePinnedImages: r.RequirePinnedImages,
 		Prune:               r.Prune,
@@ -168,10 +171,45 @@ func (p *parser) release(r rawRelease) Release {
 	if rel.StateNamespace != "" && rel.State != StateCluster {
 		p.errs.Add("release.state_namespace", "is only used with release.state = %q", StateCluster)
 	}
+	if rel.State == StateCluster && len(rel.StateSigners) == 0 && len(r.StateSigners) == 0 {
+		p.noSigners(r.StateSigners)
+	}
 	if rel.AllowUnpinnedImages && rel.RequirePinnedImages {
 		p.errs.Add("release.require_pinned_images", "contradicts release.allow_unpinned_images = true; set only one")
 	}
 	return rel
+}
+
+// signers parses release.state_signers: "ed25519:<base64> NAME" lines,
+// each key listed once.
+func (p *parser) signers(lines []string) []signer.Signer {
+	var out []signer.Signer
+	seen := map[string]bool{}
+	for i, line := range lines {
+		key := fmt.Sprintf("release.state_signers[%d]", i)
+		s, err := signer.Parse(line)
+		switch {
+		case err != nil:
+			p.errs.Add(key, "%v (\"piceli state key\" prints this machine's line)", err)
+		case seen[s.ID()]:
+			p.errs.Add(key, "the key of %q is listed twice", s.Name)
+		default:
+			out = append(out, s)
+		}
+		seen[s.ID()] = true
+	}
+	return out
+}
+
+// noSigners reports cluster state without state_signers: on the line of
+// the key when it is there and empty, else on the line of state.
+func (p *parser) noSigners(v []string) {
+	const key, msg = "release.state_signers", "%s with state = %q: list the public keys allowed to sign the shared state; run \"piceli state key\" on each machine or runner that writes it and paste the line it prints"
+	if v != nil {
+		p.errs.Add(key, msg, "must not be empty", StateCluster)
+		return
+	}
+	p.errs.Errs = append(p.errs.Errs, &Error{File: p.errs.File, Line: p.loc.Line("release.state"), Key: key, Msg: fmt.Sprintf(msg, "required", StateCluster)})
 }
 
 // onFailure checks release.on_failure, "stop" by default.
