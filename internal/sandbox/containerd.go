@@ -29,8 +29,9 @@ const PauseImage = "localhost/piceli/pause:1"
 const containerdNamespace = "k8s.io"
 
 // containerdTemplate is the node's containerd configuration: every path
-// under the node's directory, no TCP listener but the CRI streaming server
-// (exec, attach, port-forward) on 127.0.0.1, and what these hosts need.
+// under the node's directory but the sockets, in its runtime directory, no
+// TCP listener but the CRI streaming server (exec, attach, port-forward) on
+// 127.0.0.1, and what these hosts need.
 var containerdTemplate = template.Must(template.New("containerd").Funcs(template.FuncMap{"q": strconv.Quote}).Parse(`version = 2
 root = {{q .Root}}
 state = {{q .State}}
