@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -75,7 +74,7 @@ func imageNames(r *Report) string {
 }
 
 func readChosen(dir string, d v1.Descriptor) (chosen, error) {
-	raw, err := os.ReadFile(blobPath(dir, d.Digest))
+	raw, err := readMetadata(blobPath(dir, d.Digest))
 	if err != nil {
 		return chosen{}, err
 	}
@@ -186,7 +185,7 @@ func tarJSON(tw *tar.Writer, name string, v any) error {
 
 // tarBlob copies one blob into the archive, verifying its digest.
 func tarBlob(tw *tar.Writer, dir string, d v1.Descriptor) error {
-	f, err := os.Open(blobPath(dir, d.Digest))
+	f, err := openBlob(dir, d.Digest)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/artifact"
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // importFlags are the flags of artifacts import, gathered into options.
@@ -97,7 +97,7 @@ func (f *importFlags) finish(cmd *cobra.Command) error {
 		f.opts.Grants = append(f.opts.Grants, grant)
 	}
 	if f.passwordFile != "" {
-		data, err := os.ReadFile(f.passwordFile)
+		data, err := inputfile.Read(f.passwordFile, inputfile.CredentialLimit)
 		if err != nil {
 			return err
 		}

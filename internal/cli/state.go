@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -131,7 +132,7 @@ func (p *passphraseFlag) read() (string, error) {
 	if p.file == "" {
 		return "", refused(fmt.Errorf("--passphrase-file is required: a state export is always encrypted"))
 	}
-	data, err := os.ReadFile(p.file)
+	data, err := inputfile.Read(p.file, inputfile.CredentialLimit)
 	if err != nil {
 		return "", refused(fmt.Errorf("read --passphrase-file: %w", err))
 	}
@@ -201,7 +202,7 @@ Steps:
 			if err != nil {
 				return err
 			}
-			in, err := os.Open(args[0])
+			in, err := inputfile.Open(args[0], inputfile.Options{})
 			if err != nil {
 				return refused(err)
 			}

@@ -9,6 +9,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // restConfig loads the named file, checks the named context and its user,
@@ -21,6 +23,9 @@ func restConfig(opts Options) (*rest.Config, error) {
 	if err := checkContext(file, opts); err != nil {
 		return nil, err
 	}
+	if err := inlineFiles(file, opts.Context); err != nil {
+		return nil, err
+	}
 	cfg, err := clientcmd.NewNonInteractiveClientConfig(*file, opts.Context, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
 	if err != nil {
 		return nil, err
@@ -29,16 +34,22 @@ func restConfig(opts Options) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// loadKubeconfig reads one kubeconfig file, resolving its relative paths
-// against the file's directory as kubectl does.
+// loadKubeconfig reads one kubeconfig file (a regular file of at most
+// inputfile.KubeconfigLimit bytes), resolving its relative paths against
+// the file's directory as kubectl does.
 func loadKubeconfig(path string) (*clientcmdapi.Config, error) {
 	if path == "" {
 		return nil, errors.New("no kubeconfig file named (Piceli never reads $KUBECONFIG or ~/.kube/config)")
 	}
-	file, err := clientcmd.LoadFromFile(path)
+	data, err := inputfile.Read(path, inputfile.KubeconfigLimit)
 	if err != nil {
 		return nil, fmt.Errorf("read kubeconfig: %w", err)
 	}
+	file, err := clientcmd.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("read kubeconfig %s: %w", path, err)
+	}
+	originate(file, path)
 	if err := clientcmd.ResolveLocalPaths(file); err != nil {
 		return nil, fmt.Errorf("resolve paths in kubeconfig: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/object"
 )
 
@@ -102,7 +103,7 @@ func manifestFiles(dir string) ([]string, error) {
 }
 
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
