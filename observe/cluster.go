@@ -68,6 +68,10 @@ func Connect(ctx context.Context, t Target) (*Cluster, error) {
 	return &Cluster{c: c, meta: m, Server: c.Server, Context: c.ContextName}, nil
 }
 
+// Using is the line to print before talking to the cluster: its server,
+// its proxy-url if any, its context and its kubeconfig.
+func (cl *Cluster) Using() string { return cl.c.Using() }
+
 // identity reads the cluster's kube-system UID.
 func (cl *Cluster) identity(ctx context.Context) (kube.Identity, error) {
 	return cl.c.Identity(ctx)

@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -14,24 +15,40 @@ import (
 )
 
 // restConfig loads the named file, checks the named context and its user,
-// and builds the REST config with the client limits of opts.
-func restConfig(opts Options) (*rest.Config, error) {
+// and builds the REST config with the client limits of opts. It also
+// returns the context's cluster's proxy-url, credentials removed.
+func restConfig(opts Options) (*rest.Config, string, error) {
 	file, err := loadKubeconfig(opts.Kubeconfig)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := checkContext(file, opts); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := inlineFiles(file, opts.Context); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	cfg, err := clientcmd.NewNonInteractiveClientConfig(*file, opts.Context, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	withLimits(cfg, opts)
-	return cfg, nil
+	return cfg, proxyOf(file, opts.Context), nil
+}
+
+// proxyOf is the proxy-url of the context's cluster with any user and
+// password removed, or "".
+func proxyOf(file *clientcmdapi.Config, contextName string) string {
+	c := file.Clusters[file.Contexts[contextName].Cluster]
+	if c == nil || c.ProxyURL == "" {
+		return ""
+	}
+	u, err := url.Parse(c.ProxyURL)
+	if err != nil {
+		return "(unparsable proxy-url)"
+	}
+	u.User = nil
+	return u.String()
 }
 
 // loadKubeconfig reads one kubeconfig file (a regular file of at most
