@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/redact"
 )
 
@@ -98,3 +100,14 @@ func newRedactor(extra ...string) *redactor {
 }
 
 func (r *redactor) clean(s string) string { return r.r.Redact(s) }
+
+// ReadPasswordFile reads a registry password file: a regular file of at
+// most 1 MiB, its trailing line break dropped. A FIFO, a device or a
+// larger file is refused without blocking.
+func ReadPasswordFile(path string) (string, error) {
+	data, err := inputfile.Read(path, inputfile.CredentialLimit)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(data), "\r\n"), nil
+}

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/artifact"
-	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // importFlags are the flags of artifacts import, gathered into options.
@@ -97,11 +94,11 @@ func (f *importFlags) finish(cmd *cobra.Command) error {
 		f.opts.Grants = append(f.opts.Grants, grant)
 	}
 	if f.passwordFile != "" {
-		data, err := inputfile.Read(f.passwordFile, inputfile.CredentialLimit)
+		pw, err := artifact.ReadPasswordFile(f.passwordFile)
 		if err != nil {
 			return err
 		}
-		f.opts.Registry.Password = strings.TrimRight(string(data), "\r\n")
+		f.opts.Registry.Password = pw
 	}
 	return nil
 }

@@ -76,8 +76,10 @@ const ExitInterrupted = 130
 // interruptGrace is how long a command that has nothing journaled in
 // flight gets, once interrupted, to end by itself before Run returns
 // without it: a read or a request that ignores its context (a FIFO's open,
-// a device read) must not keep the process alive.
-const interruptGrace = time.Second
+// a device read) must not keep the process alive. It outlasts the bounded
+// cleanups commands do on an interrupt (an import gives its tool 3 s
+// between SIGTERM and SIGKILL, then writes its receipt).
+const interruptGrace = 5 * time.Second
 
 // promptly runs cmd and returns its exit code, or ExitInterrupted when ctx
 // was cancelled by an interrupt while no run was registered and cmd has

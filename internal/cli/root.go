@@ -16,8 +16,8 @@ var Version = "dev"
 
 // Run executes the command tree with args and returns the process exit code.
 // Errors are printed once, as one line, to stderr. An interrupt that cancels
-// ctx while nothing journaled is in flight makes Run return within a
-// second (ExitInterrupted), whether or not the command has ended.
+// ctx while nothing journaled is in flight makes Run return within
+// interruptGrace (ExitInterrupted), whether or not the command has ended.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return promptly(ctx, stderr, func() int { return execute(ctx, args, stdout, stderr) })
 }

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -132,11 +130,11 @@ func (p *passphraseFlag) read() (string, error) {
 	if p.file == "" {
 		return "", refused(fmt.Errorf("--passphrase-file is required: a state export is always encrypted"))
 	}
-	data, err := inputfile.Read(p.file, inputfile.CredentialLimit)
+	phrase, err := release.ReadPassphraseFile(p.file)
 	if err != nil {
 		return "", refused(fmt.Errorf("read --passphrase-file: %w", err))
 	}
-	return strings.TrimRight(string(data), "\r\n"), nil
+	return phrase, nil
 }
 
 func newStateExportCmd() *cobra.Command {
@@ -202,7 +200,7 @@ Steps:
 			if err != nil {
 				return err
 			}
-			in, err := inputfile.Open(args[0], inputfile.Options{})
+			in, err := release.OpenStateExport(args[0])
 			if err != nil {
 				return refused(err)
 			}
