@@ -11,9 +11,9 @@ import (
 // launch hands the browser its session: the launch URL serve prints
 // carries a one-time secret; the first GET / with it gets a session cookie
 // (HttpOnly, SameSite=Strict, Path=/) and a redirect to the clean URL. The
-// page and the API then accept the cookie. No response ever carries the
-// secret, the cookie's value or the API token, so a local process that
-// did not see the printed URL has nothing to present.
+// page and the API then accept the cookie. No response carries the
+// secret or the API token, and only the launch's carries the cookie, so a
+// local process that did not see the printed URL has nothing to present.
 type launch struct {
 	mu      sync.Mutex
 	secret  string // the launch URL's; "" once used
