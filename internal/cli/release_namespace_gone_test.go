@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,11 @@ import (
 func TestANamespaceDeletedMidRunIsNamed(t *testing.T) {
 	sb := sandboxtest.Cluster(t)
 	unschedulable := "      nodeSelector:\n        piceli.dev/nowhere: \"true\"\n"
-	r := newRelease(t, sb, `ready_timeout = "5m"`, map[string]string{"deploy.yaml": deploymentYAML("stuck", 1, unschedulable)})
+	// A namespace of the test's own, which the run creates and the test
+	// deletes (sandboxtest's namespaces must outlive their test).
+	ns := fmt.Sprintf("t-ns-gone-%d", time.Now().UnixNano()%1_000_000_000)
+	t.Cleanup(func() { sb.Clientset.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	r := newReleaseIn(t, sb, ns, `ready_timeout = "5m"`, map[string]string{"deploy.yaml": deploymentYAML("stuck", 1, unschedulable)})
 	p := r.plan(t)
 	proc := startPiceli(t, "", "release", "apply", "--spec", r.spec, "--approve", p.Hash)
 	sandboxtest.Eventually(t, time.Minute, "Deployment stuck written", func(ctx context.Context) (bool, error) {

@@ -41,7 +41,7 @@ func TestPruneKeepsAnObjectHeldByItsFinalizers(t *testing.T) {
 	}
 	want := []plan.Kept{{Ref: object.RefOf(cm), UID: uid, Reason: plan.KeepDeleting, Finalizers: []string{"example.com/hold"}}}
 	if diff := cmp.Diff(want, p.Kept); diff != "" {
-		t.Errorf("plan.Kept (-want +got):\n%s", diff)
+		t.Fatalf("plan.Kept (-want +got):\n%s", diff)
 	}
 	if got := p.Kept[0].Explain(); !strings.Contains(got, "deleting (finalizers: example.com/hold)") {
 		t.Errorf("Kept.Explain() = %q, want it to name the finalizer", got)
