@@ -19,8 +19,9 @@ type hostileInput func(t *testing.T, dir string) []string
 // Hostile inputs that are not regular files (a layer blob linked to
 // /dev/zero or a FIFO, a kubeconfig whose tokenFile is /dev/zero, a FIFO
 // as --spec) hung the built binary until SIGKILL (issue 28, hole 5). Each
-// now ends within 2 s of a SIGINT sent after 0.5 s (it is refused at once,
-// saying the file is not a regular file), whatever it was doing.
+// now ends within 2 s of a SIGINT sent after 0.5 s, whatever it was doing;
+// in practice it is refused at once, saying the file is not a regular
+// file, before the signal.
 func TestSecurityHostileReadsEndPromptly(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -39,12 +40,20 @@ func TestSecurityHostileReadsEndPromptly(t *testing.T) {
 			args := tt.input(t, t.TempDir())
 			p := startBinary(t, bin, "", args...)
 			time.Sleep(500 * time.Millisecond)
-			p.cmd.Process.Signal(syscall.SIGINT)
+			refused := true // it ended by itself before the signal
+			select {
+			case <-p.done:
+			default:
+				refused = false
+				p.cmd.Process.Signal(syscall.SIGINT)
+			}
 			how := p.wait(t, 2*time.Second)
 			if how == "killed" || how == "exit 0" {
 				t.Errorf("piceli %s: %s, want a refusal or an interrupted exit\n%s", strings.Join(args, " "), how, p.out.String())
 			}
-			if !strings.Contains(p.out.String(), "not a regular file") {
+			// On a loaded machine the signal may come before the read; a
+			// process that ended by itself must have refused the input.
+			if refused && !strings.Contains(p.out.String(), "not a regular file") {
 				t.Errorf("piceli %s did not refuse the input as not a regular file:\n%s", strings.Join(args, " "), p.out.String())
 			}
 		})
