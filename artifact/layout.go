@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,17 +26,37 @@ const (
 	AnnotationLock = "dev.piceli.lock"
 )
 
-// readIndex reads the index.json of the OCI layout at dir.
+// readIndex reads the index.json of the OCI layout at dir. A layout
+// without a readable index.json is refused (*RefusedError), and so is one
+// whose index.json is no OCI image index; that error says where the JSON
+// broke but never quotes the file, which may be a symlink to a file that
+// is not the caller's to show.
 func readIndex(dir string) (*v1.IndexManifest, error) {
 	data, err := readMetadata(filepath.Join(dir, "index.json"))
 	if err != nil {
-		return nil, fmt.Errorf("read OCI layout %s: %w", dir, err)
+		return nil, &RefusedError{Err: fmt.Errorf("read OCI layout %s: %w", dir, err)}
 	}
 	var idx v1.IndexManifest
 	if err := json.Unmarshal(data, &idx); err != nil {
-		return nil, fmt.Errorf("read OCI layout %s: index.json: %w", dir, err)
+		return nil, refusedf("read OCI layout %s: index.json is not an OCI image index: %s", dir, jsonProblem(err))
 	}
 	return &idx, nil
+}
+
+// jsonProblem says where decoding JSON failed without quoting any of it:
+// encoding/json's messages show the offending character or value.
+func jsonProblem(err error) string {
+	var (
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("invalid JSON at byte %d", syntax.Offset)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("a value of the wrong type before byte %d", typ.Offset)
+	}
+	return "a value is malformed"
 }
 
 // resolveRef finds the manifest named ref (its ref name annotation, or its

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/inputfile"
+	"github.com/pynenc/piceli/internal/localpath"
 	"github.com/pynenc/piceli/internal/redact"
 )
 
@@ -85,8 +85,10 @@ func (r *Receipt) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	name := fmt.Sprintf("import-%s-%s.json", r.Target.Kind, r.Started.UTC().Format("20060102T150405.000000000Z"))
-	r.Path = filepath.Join(dir, name)
+	name := fmt.Sprintf("import-%s-%s.json", localpath.Key(string(r.Target.Kind)), r.Started.UTC().Format("20060102T150405.000000000Z"))
+	if r.Path, err = localpath.Join(dir, name); err != nil {
+		return fmt.Errorf("write receipt: %w", err)
+	}
 	return atomicfile.Write(r.Path, append(data, '\n'), 0o600)
 }
 
