@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // The annotations Build puts on each image of a layout's index.json.
@@ -30,7 +32,7 @@ const (
 // broke but never quotes the file, which may be a symlink to a file that
 // is not the caller's to show.
 func readIndex(dir string) (*v1.IndexManifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	data, err := readMetadata(filepath.Join(dir, "index.json"))
 	if err != nil {
 		return nil, &RefusedError{Err: fmt.Errorf("read OCI layout %s: %w", dir, err)}
 	}
@@ -74,6 +76,20 @@ func resolveRef(dir, ref string) (v1.Descriptor, error) {
 		}
 	}
 	return v1.Descriptor{}, fmt.Errorf("no image %q in OCI layout %s (it has: %s)", ref, dir, strings.Join(names, ", "))
+}
+
+// readMetadata reads a file of a layout Piceli laid out (index.json, a
+// manifest or config blob): a regular file, never a symlink, of at most
+// inputfile.MetadataLimit bytes.
+func readMetadata(path string) ([]byte, error) {
+	return inputfile.ReadNoFollow(path, inputfile.MetadataLimit)
+}
+
+// openBlob opens the blob h of the layout at dir: a regular file, never a
+// symlink (a blob linked to /dev/zero hung inspect and import), opened
+// without blocking (nor does a FIFO hang them).
+func openBlob(dir string, h v1.Hash) (*os.File, error) {
+	return inputfile.Open(blobPath(dir, h), inputfile.Options{NoFollow: true})
 }
 
 // blobPath is where the layout at dir keeps the blob h.

@@ -22,7 +22,11 @@ type StatusOptions struct {
 
 // Status reconciles archive a with the cluster: one LIST per declared kind
 // and archive namespace (one per cluster-scoped kind), then Reconcile.
-// Secrets are listed as metadata only, so no secret value is ever read.
+// An archive whose kinds and resources disagree with the cluster's
+// discovery, or that names a namespace none of its objects is in, is
+// refused (an *InputError) before anything is listed. Secrets (the
+// resource, whatever the kind) are listed as metadata only, so no secret
+// value is ever read.
 // A cluster other than the archive's (another kube-system UID) is said in
 // Report.Cluster and makes the report unhealthy; a forbidden LIST makes
 // its objects Unknown. Nothing is written.
@@ -36,6 +40,9 @@ func Status(ctx context.Context, cl *Cluster, a *Archive, opts StatusOptions) (*
 		if !info.Same {
 			info.Message = fmt.Sprintf("this is not the archive's cluster: the archive is of cluster %s (server %s, context %s), this cluster is %s", a.Target.ClusterUID, a.Target.Server, a.Target.Context, id.ClusterUID)
 		}
+	}
+	if err := cl.checkArchive(a); err != nil {
+		return nil, err
 	}
 	listings, err := cl.list(ctx, queries(a), opts.Parallel)
 	if err != nil {
@@ -104,7 +111,7 @@ func (cl *Cluster) listOne(ctx context.Context, l *Listing) error {
 
 // listItems lists one kind; Secrets as metadata only.
 func listItems(ctx context.Context, cl *Cluster, gvr schema.GroupVersionResource, k Kind, ns string) ([]*unstructured.Unstructured, error) {
-	if k.Group == "" && k.Kind == "Secret" {
+	if isSecrets(gvr) || k.Group == "" && k.Kind == "Secret" {
 		return listMetadata(ctx, cl.meta, gvr, k, ns)
 	}
 	var ri dynamic.ResourceInterface = cl.c.Dynamic.Resource(gvr)

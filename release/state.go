@@ -50,7 +50,7 @@ func (r *Release) connectTarget(ctx context.Context) (*kube.Client, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	fmt.Fprintf(r.log(), "using server %s, context %s (kubeconfig %s)\n", c.Server, c.ContextName, t.Kubeconfig)
+	fmt.Fprintln(r.log(), c.Using())
 	return c, nil
 }
 

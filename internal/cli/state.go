@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -188,11 +187,11 @@ func (p *passphraseFlag) read() (string, error) {
 	if p.file == "" {
 		return "", refused(fmt.Errorf("--passphrase-file is required: a state export is always encrypted"))
 	}
-	data, err := os.ReadFile(p.file)
+	phrase, err := release.ReadPassphraseFile(p.file)
 	if err != nil {
 		return "", refused(fmt.Errorf("read --passphrase-file: %w", err))
 	}
-	return strings.TrimRight(string(data), "\r\n"), nil
+	return phrase, nil
 }
 
 func newStateExportCmd() *cobra.Command {
@@ -258,7 +257,7 @@ Steps:
 			if err != nil {
 				return err
 			}
-			in, err := os.Open(args[0])
+			in, err := release.OpenStateExport(args[0])
 			if err != nil {
 				return refused(err)
 			}

@@ -16,6 +16,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/object"
 )
 
@@ -104,7 +105,7 @@ func manifestFiles(dir string) ([]string, error) {
 }
 
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}

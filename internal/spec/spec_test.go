@@ -280,19 +280,24 @@ func TestParseRefusesBadFailurePolicyAndTimeout(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	src := strings.Replace(good, `name = "hello"`, "name = \"hello\"\non_failure = \"retry\"\nready_timeout = \"soon\"", 1)
 	_, err := Parse("release.toml", []byte(src))
-	for _, want := range []string{`release.on_failure: "retry": want "stop", "compensate" or "rollback"`, `release.ready_timeout: "soon": want a positive duration`} {
+	for _, want := range []string{`release.on_failure: "retry": want "stop", "compensate" or "rollback"`, `release.ready_timeout: "soon": want a duration between 1s and 24h`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse() error = %v, want it to contain %q", err, want)
 		}
 	}
 }
 
-// A readiness wait of more than a day is refused by name, as a typo.
+// A readiness wait out of range is refused by name stating the range,
+// one too long to parse among them.
 func TestParseRefusesAnAbsurdReadyTimeout(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
+	rule := `: want a duration between 1s and 24h (the longest readiness wait of one wave)`
 	for v, want := range map[string]string{
-		"876000h": `release.toml:8: release.ready_timeout: "876000h" is longer than 24h, the longest readiness wait of one wave`,
-		"24h":     "",
+		"876000h":     `release.toml:8: release.ready_timeout: "876000h"` + rule,
+		"9999999999h": `release.toml:8: release.ready_timeout: "9999999999h"` + rule,
+		"10ms":        `release.toml:8: release.ready_timeout: "10ms"` + rule,
+		"24h":         "",
+		"1s":          "",
 	} {
 		src := strings.Replace(good, `name = "hello"`, "name = \"hello\"\nready_timeout = \""+v+"\"", 1)
 		_, err := Parse("release.toml", []byte(src))

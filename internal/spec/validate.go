@@ -258,13 +258,21 @@ func (p *parser) duration(key string, v *string) time.Duration {
 // a typo ("876000h" for "8760s"), not a plan.
 const MaxReadyTimeout = 24 * time.Hour
 
-// readyTimeout parses release.ready_timeout, a positive duration of at
-// most MaxReadyTimeout.
+// MinReadyTimeout is the shortest readiness wait release.ready_timeout
+// may ask for.
+const MinReadyTimeout = time.Second
+
+// readyTimeout parses release.ready_timeout, a duration between
+// MinReadyTimeout and MaxReadyTimeout; a value out of that range, one too
+// large to parse among them, is refused stating the range.
 func (p *parser) readyTimeout(v *string) time.Duration {
 	const key = "release.ready_timeout"
-	d := p.duration(key, v)
-	if d > MaxReadyTimeout {
-		p.errs.Add(key, "%q is longer than %s, the longest readiness wait of one wave", *v, "24h")
+	if v == nil {
+		return 0
+	}
+	d, err := time.ParseDuration(*v)
+	if err != nil || d < MinReadyTimeout || d > MaxReadyTimeout {
+		p.errs.Add(key, "%q: want a duration between 1s and 24h (the longest readiness wait of one wave), such as \"90s\" or \"10m\"", *v)
 	}
 	return d
 }
