@@ -35,6 +35,9 @@ func attacks() []attack {
 		approval = "Approval by hash"
 		state    = "Shared and local state"
 		undo     = "Automatic rollback and compensation"
+		reads    = "Bounded reads and prompt signals"
+		lens     = "The operations lens"
+		redact   = "Redaction"
 	)
 	return []attack{
 		{state, "a ServiceAccount that may only get, create and update Secrets in the namespace rewrites the shared snapshot (re-chunked, re-digested, re-sealed with the stolen digest key, or re-signed with its own key) to add a ClusterRoleBinding to cluster-admin; the operator's next run fails its check under on_failure = rollback", "the forged snapshot is refused naming what failed; no ClusterRoleBinding exists; the ServiceAccount still may not do everything", "./internal/cli", "TestSecurityForgedSharedStateIsRefused"},
@@ -49,6 +52,10 @@ func attacks() []attack {
 		{input, "import yaml of names holding a newline, */, func init(), backquotes and quotes", "exit 2 naming the file, document and key; nothing written; the injected init never runs", "./internal/cli", "TestSecurityImportNamesNeverBecomeCode"},
 		{input, "the generator is handed such names, namespaces, paths and contexts directly", "every Go file parses and declares only Build and literal functions, no init, no block comment; one YAML document per file", "./internal/importgen", "TestSecurityGeneratedCodeCarriesNoInput"},
 		{input, "import yaml of a valid 253-character name in a 63-character namespace", "imported and rendered as it was; its file name fits", "./internal/cli", "TestSecurityImportOfALongName"},
+		{reads, "a layer blob that is a symlink to /dev/zero or a FIFO given to artifacts inspect and import, a kubeconfig whose tokenFile is /dev/zero, a FIFO given as --spec; SIGINT after 0.5 s", "each refused at once or ended within 2 s of the signal; memory stays bounded", "./internal/cli", "TestSecurityHostileReadsEndPromptly"},
+		{lens, "a crafted session archive pairs kind ConfigMap with resource secrets, names kube-system, or a kind the cluster does not serve", "refused by name before any LIST; secrets are only ever listed as metadata", "./observe", "TestSecurityLensRefusesACraftedArchive"},
+		{lens, "a local process GETs the lens's page and API without the one-time launch URL", "no token in any answer; the API refuses it; a second use of the launch URL is refused", "./observe", "TestSecurityLensTokenNeedsTheLaunchURL"},
+		{redact, "a check prints a canary secret value in upper- and lower-case hex, byte-spaced hex, base64, base64url, base32 and split across lines", "no encoding of it reaches the journal, archive.json, history, release check -o json or release status -o json", "./internal/cli", "TestSecurityRedactionCoversEncodings"},
 		{approval, "a stored plan is loaded by a glob, a character class, ../, upper case, 11 or 65 digits", "each refused with ErrBadHash; 12 to 64 lower-case digits load it", "./internal/plan", "TestSecurityApprovalTakesOnlyHexDigits"},
 		{approval, "release apply, rollback, deploy and registry install/uninstall get a glob, a path, upper case, 11 or 65 digits", "each exits 2 stating the rule; nothing read from a cluster or written", "./internal/cli", "TestSecurityApprovalIsHexEverywhere"},
 		{approval, "with a plan stored on the sandbox, --approve 'dd2a********' and the other bad forms", "exit 2; the ConfigMap is never written and no run starts; the plan's own 12 digits then apply it", "./internal/cli", "TestSecurityGlobApprovalAppliesNothing"},
