@@ -74,9 +74,9 @@ type crdDoc struct {
 
 // crdVersion is one entry of spec.versions.
 type crdVersion struct {
-	Name         string `json:"name"`
-	Served       bool   `json:"served"`
-	Schema       *struct {
+	Name   string `json:"name"`
+	Served bool   `json:"served"`
+	Schema *struct {
 		OpenAPIV3Schema json.RawMessage `json:"openAPIV3Schema"`
 	} `json:"schema"`
 	Subresources *struct {
