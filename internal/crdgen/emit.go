@@ -97,15 +97,11 @@ func writeStruct(b *strings.Builder, t *goType, kind bool) {
 }
 
 // tagName is the json tag's value: the property (checked by validTag, so
-// it holds no quote, backslash, backquote or comma) and the option; a
-// property named "-" gets the comma encoding/json needs to read it as a
-// name.
+// it holds no quote, backslash, backquote or comma, and is not "-") and
+// the option.
 func tagName(f *field) string {
 	if f.option != "" {
 		return f.json + "," + f.option
-	}
-	if f.json == "-" {
-		return "-,"
 	}
 	return f.json
 }

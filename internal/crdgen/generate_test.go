@@ -147,6 +147,8 @@ func TestGenerateRefusesBadCRDs(t *testing.T) {
 			`in.yaml:1: spec.scope: is "Everywhere", not Namespaced or Cluster`},
 		{"a property a struct tag cannot hold", crdYAML("Namespaced", `{type: object, properties: {spec: {type: object, properties: {"a\"b": {type: string}}}}}`, ""),
 			`in.yaml:1: spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties["a\"b"]: a Go struct tag cannot name this property`},
+		{"a property named -", crdYAML("Namespaced", `{type: object, properties: {spec: {type: object, properties: {"-": {type: string}}}}}`, ""),
+			`in.yaml:1: spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties.-: a property named "-" cannot be a field`},
 		{"an unknown type", crdYAML("Namespaced", `{type: object, properties: {spec: {type: thing}}}`, ""),
 			`in.yaml:1: spec.versions[v1].schema.openAPIV3Schema.properties.spec.type: "thing" is not an OpenAPI type`},
 		{"no version served", crdYAML("Namespaced", "{type: object}", "false"),

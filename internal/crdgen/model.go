@@ -227,6 +227,9 @@ func (w *walker) skipTop(prop string) bool {
 
 // field makes the field for property prop of the struct named parent.
 func (w *walker) field(prop string, s *Schema, parent, key string, depth int) (*field, error) {
+	if prop == "-" {
+		return nil, &Error{Origin: w.k.origin, Key: key, Err: errors.New(`a property named "-" cannot be a field: k8s.io/apimachinery's converter drops it`)}
+	}
 	if !validTag(prop) {
 		return nil, &Error{Origin: w.k.origin, Key: key, Err: errors.New("a Go struct tag cannot name this property (encoding/json allows letters, digits, spaces and !#$%&()*+-./:;<=>?@[]^_{|}~)")}
 	}
@@ -239,11 +242,12 @@ func (w *walker) field(prop string, s *Schema, parent, key string, depth int) (*
 
 // setOptional makes a required field a value (always written) and an
 // optional one a pointer or omitted when empty. A kind's spec is a value
-// even when optional: an empty spec is omitted (omitzero).
+// even when optional, always written: a spec whose fields are all zero may
+// still hold a required "" or 0 (omitzero would drop it), and app drops an
+// empty spec of a typed object.
 func setOptional(f *field, required, spec bool) {
 	switch {
-	case spec && !required && f.typ.kind == refStruct:
-		f.option = "omitzero"
+	case spec && f.typ.kind == refStruct:
 	case required:
 	default:
 		f.option = "omitempty"
