@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -130,7 +131,7 @@ func checkCRD(c *crdDoc) *keyError {
 // versionKind reads the schema of version i.
 func versionKind(origin string, c *crdDoc, i int) (kindSource, error) {
 	v := c.Spec.Versions[i]
-	key := "spec.versions[" + v.Name + "].schema.openAPIV3Schema"
+	key := "spec.versions" + versionKey(v.Name) + ".schema.openAPIV3Schema"
 	if v.Schema == nil || len(v.Schema.OpenAPIV3Schema) == 0 || string(v.Schema.OpenAPIV3Schema) == "null" {
 		return kindSource{}, &Error{Origin: origin, Key: key, Err: errors.New("is missing: a served version needs a schema")}
 	}
@@ -173,4 +174,13 @@ func packages(byGV map[gv][]kindSource, name string) map[string]*pkgGen {
 		out[dir] = &pkgGen{dir: dir, name: pkg, group: v.group, version: v.version, kinds: kinds}
 	}
 	return out
+}
+
+// versionKey writes a version in an error's key: "[v1]", or quoted when
+// it is not plain.
+func versionKey(name string) string {
+	if k := keyPart(name); strings.HasPrefix(k, ".") {
+		return "[" + k[1:] + "]"
+	}
+	return "[" + strconv.Quote(name) + "]"
 }
