@@ -31,12 +31,37 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 `
 }
 
+// certComposition is the example of docs/crds.md, which must compile.
+const certComposition = `package cert
+
+import (
+	"k8s.io/utils/ptr"
+
+	"github.com/pynenc/piceli/app"
+
+	certv1 "` + testModulePath + `/crds/cert-manager.io/v1"
+)
+
+func Build(ctx *app.Context) (*app.Composition, error) {
+	a := app.New("shop")
+	cert := certv1.NewCertificate("web-tls")
+	cert.Spec = certv1.CertificateSpec{
+		SecretName: "web-tls",
+		DnsNames:   []string{"shop.example.com"},
+		IssuerRef:  certv1.CertificateSpecIssuerRef{Name: "letsencrypt", Kind: ptr.To("ClusterIssuer")},
+	}
+	a.Objects(cert)
+	return a.Composition(ctx)
+}
+`
+
 // The packages generated from every test CRD compile and go vet finds
-// nothing in them; a composition using them compiles, and the same
-// composition with a misspelt field does not (acceptance 1 of issue 32).
+// nothing in them; compositions using them (the example of docs/crds.md
+// among them) compile, and the same composition with a misspelt field
+// does not (acceptance 1 of issue 32).
 func TestGeneratedPackagesCompileAndCatchMisspellings(t *testing.T) {
 	out := generate(t, crdgen.Input{Documents: readCRDs(t, testCRDs...)})
-	dir := testModule(t, out, map[string]string{"infra/infra.go": composition("Size")})
+	dir := testModule(t, out, map[string]string{"infra/infra.go": composition("Size"), "cert/cert.go": certComposition})
 	if msg, err := goCmd(t, dir, "build", "./..."); err != nil {
 		t.Fatalf("go build of the generated packages and a composition: %v\n%s", err, msg)
 	}
