@@ -64,7 +64,10 @@ type Result struct {
 // a CRD the cluster does not have, an unusable target or output directory.
 type RefusedError struct{ Err error }
 
+// Error is the cause's message.
 func (e *RefusedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
 func (e *RefusedError) Unwrap() error { return e.Err }
 
 // IsRefused reports whether err refused the run before anything was

@@ -62,6 +62,7 @@ type Error struct {
 	Err    error
 }
 
+// Error says "ORIGIN: KEY: what is wrong".
 func (e *Error) Error() string {
 	if e.Key == "" {
 		return fmt.Sprintf("%s: %v", e.Origin, e.Err)
@@ -69,6 +70,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s: %v", e.Origin, e.Key, e.Err)
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Generate writes one Go package per API group and served version of the
