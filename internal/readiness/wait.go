@@ -54,6 +54,16 @@ type WaitOptions struct {
 	// yet current, with those targets, on Wait's goroutine. Wait never
 	// prints; a CLI shows progress through this.
 	OnPoll func(pending []Target)
+	// OnDiagnosis, when set, is called on Wait's goroutine, after OnPoll,
+	// when a problem that keeps a pending object from becoming ready is
+	// known before the wait ends, and again when it changes: with the
+	// object and its Diagnosis so far. Today these are the claims it waits
+	// on (a PersistentVolumeClaim target, the claims of a workload's pods)
+	// whose StorageClass is missing, whose provisioning failed, or that were
+	// handed to a provisioner nothing in the cluster runs; each is said from
+	// the second poll that finds the claim Pending. The wait goes on: a
+	// provisioner may yet start. Without OnDiagnosis none of this is read.
+	OnDiagnosis func(o Object)
 }
 
 func (o WaitOptions) withDefaults() WaitOptions {
@@ -117,10 +127,13 @@ type waiter struct {
 	opts    WaitOptions
 	objects []Object
 	live    []*unstructured.Unstructured
+	claims  map[claimKey]*claimSeen // claims the targets wait on, as polls found them
+	told    map[int][]string        // target → the lines OnDiagnosis was last given
 }
 
 func newWaiter(c dynamic.Interface, targets []Target, opts WaitOptions) *waiter {
-	w := &waiter{c: c, opts: opts, objects: make([]Object, len(targets)), live: make([]*unstructured.Unstructured, len(targets))}
+	w := &waiter{c: c, opts: opts, objects: make([]Object, len(targets)), live: make([]*unstructured.Unstructured, len(targets)),
+		claims: map[claimKey]*claimSeen{}, told: map[int][]string{}}
 	for i, t := range targets {
 		w.objects[i] = Object{Target: t, Ref: t.Ref(), Result: Result{Status: Unknown, Message: "not read yet"}}
 	}
@@ -143,6 +156,7 @@ func (w *waiter) loop(ctx context.Context) error {
 		case w.opts.OnPoll != nil:
 			w.opts.OnPoll(w.targets(pending))
 		}
+		w.explainEarly(ctx)
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)
