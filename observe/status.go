@@ -21,7 +21,9 @@ type StatusOptions struct {
 }
 
 // Status reconciles archive a with the cluster: one LIST per declared kind
-// and archive namespace (one per cluster-scoped kind), then Reconcile.
+// and archive namespace (one per cluster-scoped kind), one metadata-only
+// LIST per common kind the archive does not declare (CommonKinds, those the
+// cluster's discovery serves) and archive namespace, then Reconcile.
 // Secrets are listed as metadata only, so no secret value is ever read.
 // A cluster other than the archive's (another kube-system UID) is said in
 // Report.Cluster and makes the report unhealthy; a forbidden LIST makes
@@ -37,11 +39,16 @@ func Status(ctx context.Context, cl *Cluster, a *Archive, opts StatusOptions) (*
 			info.Message = fmt.Sprintf("this is not the archive's cluster: the archive is of cluster %s (server %s, context %s), this cluster is %s", a.Target.ClusterUID, a.Target.Server, a.Target.Context, id.ClusterUID)
 		}
 	}
-	listings, err := cl.list(ctx, queries(a), opts.Parallel)
+	served, discoveryErr := cl.served()
+	listings, err := cl.list(ctx, append(queries(a), undeclaredQueries(a, served)...), opts.Parallel)
 	if err != nil {
 		return nil, err
 	}
-	return Reconcile(a, info, listings), nil
+	rep := Reconcile(a, info, listings)
+	if discoveryErr != nil {
+		rep.Unreadable = append(rep.Unreadable, "kinds the archive does not declare ("+discoveryErr.Error()+")")
+	}
+	return rep, nil
 }
 
 // queries are the LISTs Status makes: each declared kind in each archive
@@ -86,7 +93,7 @@ func (cl *Cluster) list(ctx context.Context, qs []Listing, parallel int) ([]List
 // listOne makes one LIST, unpaginated, into l.
 func (cl *Cluster) listOne(ctx context.Context, l *Listing) error {
 	gvr := schema.GroupVersionResource{Group: l.Kind.Group, Version: l.Kind.Version, Resource: l.Kind.Resource}
-	items, err := listItems(ctx, cl, gvr, l.Kind, l.Namespace)
+	items, err := listItems(ctx, cl, gvr, l)
 	switch {
 	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
 		l.Forbidden = true
@@ -102,9 +109,11 @@ func (cl *Cluster) listOne(ctx context.Context, l *Listing) error {
 	return nil
 }
 
-// listItems lists one kind; Secrets as metadata only.
-func listItems(ctx context.Context, cl *Cluster, gvr schema.GroupVersionResource, k Kind, ns string) ([]*unstructured.Unstructured, error) {
-	if k.Group == "" && k.Kind == "Secret" {
+// listItems makes listing l; Secrets, and any kind when l asks, as
+// metadata only.
+func listItems(ctx context.Context, cl *Cluster, gvr schema.GroupVersionResource, l *Listing) ([]*unstructured.Unstructured, error) {
+	k, ns := l.Kind, l.Namespace
+	if l.MetadataOnly || (k.Group == "" && k.Kind == "Secret") {
 		return listMetadata(ctx, cl.meta, gvr, k, ns)
 	}
 	var ri dynamic.ResourceInterface = cl.c.Dynamic.Resource(gvr)
@@ -134,7 +143,7 @@ func listMetadata(ctx context.Context, m metadata.Interface, gvr schema.GroupVer
 	out := make([]*unstructured.Unstructured, len(list.Items))
 	for i, it := range list.Items {
 		u := &unstructured.Unstructured{}
-		u.SetAPIVersion(k.Version)
+		u.SetAPIVersion(schema.GroupVersion{Group: k.Group, Version: k.Version}.String())
 		u.SetKind(k.Kind)
 		u.SetNamespace(it.Namespace)
 		u.SetName(it.Name)
