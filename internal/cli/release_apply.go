@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -110,14 +109,10 @@ func reportRun(cmd *cobra.Command, spec, output string, err error) error {
 	return err
 }
 
-// releaseCommand is the hint to run "piceli release VERB" on spec. It
-// always names the spec, even the default one: a hint is copied into
-// other directories and scripts.
+// releaseCommand is the hint to run "piceli release VERB" on spec, which
+// it always names (see specArg).
 func releaseCommand(verb, spec string) string {
-	if strings.ContainsAny(spec, " \t'\"$\\`;&|<>()*?[]#~!{}") {
-		spec = "'" + strings.ReplaceAll(spec, "'", `'\''`) + "'"
-	}
-	return "piceli release " + verb + " --spec " + spec
+	return "piceli release " + verb + specArg(spec)
 }
 
 // askApproval prints a plan that needs approval and ends with exit code 3

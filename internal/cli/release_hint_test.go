@@ -47,6 +47,21 @@ func TestRunHintsCarryTheSpec(t *testing.T) {
 	}
 }
 
+func TestApproveAndDeployHintsCarryTheDefaultSpecToo(t *testing.T) {
+	p := &release.Plan{Hash: "sha256:3f2a9c1b7d4e0000000000000000000000000000000000000000000000000000"}
+	for got, want := range map[string]string{
+		approveCommand("release.toml", p, 0):               "piceli release apply --spec release.toml --approve 3f2a9c1b7d4e",
+		approveCommand("release.toml", p, 2):               "piceli release rollback --spec release.toml --to 2 --approve 3f2a9c1b7d4e",
+		continueCommand("release.toml", p.Hash):            "piceli deploy --spec release.toml --approve 3f2a9c1b7d4e",
+		resumeCommand("my apps/release.toml"):              "piceli deploy --spec 'my apps/release.toml' --resume",
+		approveCommand("examples/shop/release.toml", p, 0): "piceli release apply --spec examples/shop/release.toml --approve 3f2a9c1b7d4e",
+	} {
+		if got != want {
+			t.Errorf("hint = %q, want %q", got, want)
+		}
+	}
+}
+
 func TestReleaseCommandQuotesASpecTheShellWouldSplit(t *testing.T) {
 	tests := map[string]struct{ spec, want string }{
 		"the default spec is named too": {"release.toml", "piceli release resume --spec release.toml"},
