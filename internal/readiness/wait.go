@@ -86,9 +86,11 @@ type Object struct {
 	Result Result
 	// Diagnosis explains, when Wait fails, why an object that is not
 	// current is not: why the pods of a workload (or a Pod target) cannot
-	// start (see Diagnose), that a LoadBalancer Service got no address, or
-	// why no volume bound a PersistentVolumeClaim (its StorageClass is
-	// missing or idle, or the cluster has no default).
+	// start (see Diagnose) and why the claims they need are not bound,
+	// that a LoadBalancer Service got no address, or why no volume bound a
+	// PersistentVolumeClaim (its StorageClass is missing, idle, failed to
+	// provision or has no provisioner running, or the cluster has no
+	// default).
 	Diagnosis []string
 }
 
@@ -106,9 +108,11 @@ type Report struct {
 // returned *NotReadyError names each object that is not current, with its
 // status message and its Diagnosis: for workloads, the Diagnose lines of
 // their pods (found through spec.selector.matchLabels in the workload's
-// namespace); for LoadBalancer Services and PersistentVolumeClaims, what
-// the cluster did not do for them (reading its StorageClasses). The Report
-// is filled in either case. Wait writes nothing to the cluster.
+// namespace) and why the claims they need are not bound; for LoadBalancer
+// Services and PersistentVolumeClaims, what the cluster did not do for
+// them (reading its StorageClasses and the claims' events). Problems known
+// before the end are told through WaitOptions.OnDiagnosis. The Report is
+// filled in either case. Wait writes nothing to the cluster.
 func Wait(ctx context.Context, c dynamic.Interface, targets []Target, opts WaitOptions) (Report, error) {
 	w := newWaiter(c, targets, opts.withDefaults())
 	waitCtx, cancel := context.WithTimeoutCause(ctx, w.opts.Timeout, errTimeout)
