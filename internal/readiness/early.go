@@ -67,7 +67,7 @@ func (w *waiter) earlyClaims() []earlyClaim {
 		}
 		for _, name := range claimsOf(obj) {
 			k := claimKey{namespace: obj.GetNamespace(), name: name}
-			if w.claims[k].bound || len(out) == maxEarlyClaims {
+			if seen := w.claims[k]; (seen != nil && seen.bound) || len(out) == maxEarlyClaims {
 				continue
 			}
 			c := earlyClaim{target: i, key: k}
