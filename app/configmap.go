@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // ConfigMap is a handle to a declared ConfigMap; use it with EnvFromConfig
@@ -58,7 +60,7 @@ func DataFile(path string) ConfigMapOption {
 // DataFileAs is DataFile with an explicit key.
 func DataFileAs(key, path string) ConfigMapOption {
 	return configMapOption(func(c *configMapSpec) {
-		content, err := os.ReadFile(path)
+		content, err := inputfile.Read(path, inputfile.DataLimit)
 		if err != nil {
 			c.errs = append(c.errs, fmt.Sprintf("key %q: read file %s: %v", key, path, unwrapPath(err)))
 			return

@@ -44,7 +44,7 @@ func startForward(ctx context.Context, o RegistryOptions, t forwardTarget, log i
 	if err != nil {
 		return "", nil, err
 	}
-	fmt.Fprintf(log, "using server %s, context %s (kubeconfig %s)\n", c.Server, c.ContextName, o.Kubeconfig)
+	fmt.Fprintln(log, c.Using())
 	pod, port, err := forwardPod(ctx, c, o.Namespace, t)
 	if err != nil {
 		return "", nil, err

@@ -287,7 +287,7 @@ func (d *delivery) stream(ctx context.Context, tool string, args []string, f arc
 	t := d.tools[tool]
 	fmt.Fprintf(d.log, "streaming %d image(s) into %s %s\n", len(d.imgs), t.Path, strings.Join(args, " "))
 	n, _, err := streamTo(ctx, t.Path, args, func(w io.Writer) error {
-		return writeArchive(w, d.dir, d.imgs, f)
+		return writeArchive(ctx, w, d.dir, d.imgs, f)
 	}, d.log)
 	d.rec.BytesSent = n
 	return err

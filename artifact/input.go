@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // The kinds of pinned input.
@@ -121,7 +123,7 @@ func fileDigest(abs string) (string, error) {
 		}
 		io.WriteString(h, "symlink:"+target)
 	case info.Mode().IsRegular():
-		f, err := os.Open(abs)
+		f, err := inputfile.Open(abs, inputfile.Options{NoFollow: true})
 		if err != nil {
 			return "", err
 		}

@@ -152,7 +152,7 @@ func verifyBlob(dir string, d v1.Descriptor, keep bool) ([]byte, error) {
 	if d.Digest.Algorithm != "sha256" || len(d.Digest.Hex) != 64 {
 		return nil, fmt.Errorf("unsupported digest %q", d.Digest)
 	}
-	f, err := os.Open(blobPath(dir, d.Digest))
+	f, err := openBlob(dir, d.Digest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("missing (no file blobs/sha256/%s)", d.Digest.Hex)
 	}
@@ -166,7 +166,7 @@ func verifyBlob(dir string, d v1.Descriptor, keep bool) ([]byte, error) {
 	if keep {
 		w = io.MultiWriter(h, &kept)
 	}
-	n, err := io.Copy(w, f)
+	n, err := io.Copy(w, io.LimitReader(f, d.Size+1)) // a longer file is corrupt: read no more
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,8 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // fileEntry is one entry of a layer: a directory, a file (its content read
@@ -28,6 +30,16 @@ type fileEntry struct {
 	src  string // file content, for a file
 	link string // target, for a symbolic link
 	exec bool
+}
+
+// maxLayerFile bounds one file a build puts in a layer, which is built in
+// memory.
+const maxLayerFile = 1 << 30
+
+// readInput reads one input file of a layer: a regular file (an input
+// that was a symlink is stored as one and never read).
+func readInput(path string) ([]byte, error) {
+	return inputfile.ReadNoFollow(path, maxLayerFile)
 }
 
 // layerEntries expands Entries into the files and links they put in a
@@ -126,7 +138,7 @@ func writeEntry(tw *tar.Writer, e fileEntry, epoch time.Time) error {
 	case e.link != "":
 		hdr.Typeflag, hdr.Linkname, hdr.Mode = tar.TypeSymlink, e.link, 0o777
 	default:
-		data, err := os.ReadFile(e.src)
+		data, err := readInput(e.src)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // LockSchema versions the lock file.
@@ -88,7 +89,7 @@ func Pin(ctx context.Context, specPath string, opts PinOptions) (*PinResult, err
 // readLock reads a lock file; a missing one is an error matching
 // os.ErrNotExist.
 func readLock(path string) (*Lock, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SpecLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +233,7 @@ func compareInputs(pinned, now []Input) []Drift {
 // verifyPinned reads the lock of s and refuses, with an *InputError, when
 // the current inputs differ from it. It returns the lock.
 func verifyPinned(ctx context.Context, s *Spec) (*Lock, []byte, error) {
-	data, err := os.ReadFile(s.Lock)
+	data, err := inputfile.Read(s.Lock, inputfile.SpecLimit)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, refusedf("build refused, nothing written: no lock file %s; run `piceli artifacts pin` to pin the inputs", s.Lock)
 	}

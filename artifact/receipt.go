@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/inputfile"
+	"github.com/pynenc/piceli/internal/localpath"
+	"github.com/pynenc/piceli/internal/redact"
 )
 
 // ReceiptSchema versions receipts.
@@ -84,36 +85,31 @@ func (r *Receipt) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	name := fmt.Sprintf("import-%s-%s.json", r.Target.Kind, r.Started.UTC().Format("20060102T150405.000000000Z"))
-	r.Path = filepath.Join(dir, name)
+	name := fmt.Sprintf("import-%s-%s.json", localpath.Key(string(r.Target.Kind)), r.Started.UTC().Format("20060102T150405.000000000Z"))
+	if r.Path, err = localpath.Join(dir, name); err != nil {
+		return fmt.Errorf("write receipt: %w", err)
+	}
 	return atomicfile.Write(r.Path, append(data, '\n'), 0o600)
 }
 
 // redactor removes secrets from text that may reach a receipt or an
 // error: every environment value long enough to be one, and every
-// credential the import was given.
-type redactor struct{ secrets []string }
+// credential the import was given, in every encoding redact finds.
+type redactor struct{ r redact.Redactor }
 
 func newRedactor(extra ...string) *redactor {
-	r := &redactor{}
-	for _, kv := range os.Environ() {
-		if _, v, _ := strings.Cut(kv, "="); len(v) >= 8 {
-			r.secrets = append(r.secrets, v)
-		}
-	}
-	for _, s := range extra {
-		if s != "" {
-			r.secrets = append(r.secrets, s)
-		}
-	}
-	// Longest first, so a secret containing another is removed whole.
-	slices.SortFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
-	return r
+	return &redactor{r: redact.Strings(append(redact.Environ(), extra...)...)}
 }
 
-func (r *redactor) clean(s string) string {
-	for _, v := range r.secrets {
-		s = strings.ReplaceAll(s, v, "[redacted]")
+func (r *redactor) clean(s string) string { return r.r.Redact(s) }
+
+// ReadPasswordFile reads a registry password file: a regular file of at
+// most 1 MiB, its trailing line break dropped. A FIFO, a device or a
+// larger file is refused without blocking.
+func ReadPasswordFile(path string) (string, error) {
+	data, err := inputfile.Read(path, inputfile.CredentialLimit)
+	if err != nil {
+		return "", err
 	}
-	return s
+	return strings.TrimRight(string(data), "\r\n"), nil
 }

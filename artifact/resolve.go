@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // Resolve returns the digest reference of the image name built from the
@@ -21,7 +23,7 @@ func Resolve(specPath, name, registry string) (string, error) {
 	if s.Images[name] == nil {
 		return "", refusedf("%s has no [image.%s]", specPath, name)
 	}
-	lock, err := os.ReadFile(s.Lock)
+	lock, err := inputfile.Read(s.Lock, inputfile.SpecLimit)
 	if err != nil {
 		return "", refusedf("image %s: %v; run piceli artifacts pin and build", name, err)
 	}

@@ -57,7 +57,7 @@ func TestReceiptOfAFailedImportHoldsNoSecret(t *testing.T) {
 	text := receiptText(t, rec)
 	assertNoCanary(t, "the receipt", text)
 	assertNoCanary(t, "the error", err.Error())
-	if !strings.Contains(rec.Error, "cannot import: token=[redacted]") {
+	if !strings.Contains(rec.Error, "cannot import: token=[secret]") {
 		t.Errorf("receipt error = %q, want the tool's message with the secret redacted", rec.Error)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/specerr"
 )
 
@@ -69,7 +69,7 @@ var knownBuildKeys = map[string]string{
 // content are *SpecError values (joined when there are several) naming the
 // file as given, the line and the key. It reads nothing but the file.
 func LoadSpec(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.SpecLimit)
 	if err != nil {
 		return nil, fmt.Errorf("load build spec: %w", err)
 	}

@@ -2,18 +2,20 @@ package artifact
 
 import (
 	"archive/tar"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // chosen is one image of a layout selected for delivery, with its blobs.
@@ -75,7 +77,7 @@ func imageNames(r *Report) string {
 }
 
 func readChosen(dir string, d v1.Descriptor) (chosen, error) {
-	raw, err := os.ReadFile(blobPath(dir, d.Digest))
+	raw, err := readMetadata(blobPath(dir, d.Digest))
 	if err != nil {
 		return chosen{}, err
 	}
@@ -103,8 +105,8 @@ type archiveFormat struct{ dockerManifest bool }
 // writeArchive writes imgs as one tar stream of an OCI image layout (and a
 // docker manifest.json when asked), reading each blob from the layout at
 // dir once and checking its digest as it goes. Nothing is buffered beyond
-// one copy buffer.
-func writeArchive(w io.Writer, dir string, imgs []chosen, f archiveFormat) error {
+// one copy buffer. It ends with ctx's error soon after ctx ends.
+func writeArchive(ctx context.Context, w io.Writer, dir string, imgs []chosen, f archiveFormat) error {
 	tw := tar.NewWriter(w)
 	if err := tarBytes(tw, "oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`)); err != nil {
 		return err
@@ -116,7 +118,7 @@ func writeArchive(w io.Writer, dir string, imgs []chosen, f archiveFormat) error
 				continue
 			}
 			seen[b.Digest] = true
-			if err := tarBlob(tw, dir, b); err != nil {
+			if err := tarBlob(ctx, tw, dir, b); err != nil {
 				return err
 			}
 		}
@@ -185,8 +187,8 @@ func tarJSON(tw *tar.Writer, name string, v any) error {
 }
 
 // tarBlob copies one blob into the archive, verifying its digest.
-func tarBlob(tw *tar.Writer, dir string, d v1.Descriptor) error {
-	f, err := os.Open(blobPath(dir, d.Digest))
+func tarBlob(ctx context.Context, tw *tar.Writer, dir string, d v1.Descriptor) error {
+	f, err := openBlob(dir, d.Digest)
 	if err != nil {
 		return err
 	}
@@ -195,7 +197,7 @@ func tarBlob(tw *tar.Writer, dir string, d v1.Descriptor) error {
 		return err
 	}
 	h := sha256.New()
-	if _, err := io.CopyN(io.MultiWriter(tw, h), f, d.Size); err != nil {
+	if _, err := io.CopyN(io.MultiWriter(tw, h), inputfile.Reader(ctx, f), d.Size); err != nil {
 		return fmt.Errorf("blob %s: %w", d.Digest, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != d.Digest.Hex {

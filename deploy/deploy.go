@@ -20,8 +20,9 @@ import (
 // Options tune Run. The zero value deploys to the end, stopping after the
 // plan for approval.
 type Options struct {
-	// Approve is the hash (or its first 12 hex digits) of the plan to
-	// apply. Empty: Run stops after the plan stage with an
+	// Approve is the hash (or its first 12 to 64 lower-case hex digits,
+	// release.CheckApproval) of the plan to apply; anything else is
+	// refused before anything is read or written. Empty: Run stops after the plan stage with an
 	// *ApprovalRequiredError. A deploy stopped there is continued by a Run
 	// given its plan's hash, without building or delivering again.
 	Approve string
@@ -160,6 +161,11 @@ type runner struct {
 // open reads everything a deploy decides from, and refuses bad input,
 // before anything is written.
 func (r *runner) open(ctx context.Context, specPath string) error {
+	if r.opts.Approve != "" {
+		if err := release.CheckApproval(r.opts.Approve); err != nil {
+			return err
+		}
+	}
 	if r.opts.Until != "" {
 		if _, err := ParseStage(string(r.opts.Until)); err != nil {
 			return &RefusedError{Err: err}
@@ -288,11 +294,12 @@ func matchesPlan(s *State, approve string) bool {
 	return ok && p.Outputs != nil && hashMatches(p.Outputs.Plan, approve)
 }
 
-// hashMatches reports whether given (a whole plan hash or its first hex
-// digits, with or without "sha256:") names the plan hash full.
+// hashMatches reports whether given (a whole plan hash or its first 12 to
+// 64 lower-case hex digits, with or without "sha256:") names the plan hash
+// full; anything else names no plan.
 func hashMatches(full, given string) bool {
 	full, given = strings.TrimPrefix(full, "sha256:"), strings.TrimPrefix(given, "sha256:")
-	return given != "" && strings.HasPrefix(full, given)
+	return release.CheckApproval(given) == nil && strings.HasPrefix(full, given)
 }
 
 // begin claims the state directory, takes the deploys' lock and opens the

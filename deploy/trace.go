@@ -3,14 +3,12 @@ package deploy
 import (
 	"context"
 	"errors"
-	"os"
-	"slices"
-	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	redactpkg "github.com/pynenc/piceli/internal/redact"
 	"github.com/pynenc/piceli/internal/telemetry"
 	"github.com/pynenc/piceli/release"
 )
@@ -149,18 +147,8 @@ func (r *runner) finish(err error) *Result {
 }
 
 // redact removes from text every environment value long enough to be a
-// secret, as artifact receipts do: errors of the tools a deploy runs may
-// quote their environment.
+// secret, in every encoding package redact finds, as artifact receipts
+// do: errors of the tools a deploy runs may quote their environment.
 func redact(text string) string {
-	var vals []string
-	for _, kv := range os.Environ() {
-		if _, v, _ := strings.Cut(kv, "="); len(v) >= 8 {
-			vals = append(vals, v)
-		}
-	}
-	slices.SortFunc(vals, func(a, b string) int { return len(b) - len(a) })
-	for _, v := range vals {
-		text = strings.ReplaceAll(text, v, "[redacted]")
-	}
-	return text
+	return redactpkg.Strings(redactpkg.Environ()...).Redact(text)
 }

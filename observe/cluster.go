@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"k8s.io/client-go/metadata"
 
@@ -18,6 +19,9 @@ type Target struct {
 	Context    string
 	// AllowExec lets the kubeconfig's exec credential plugin run.
 	AllowExec bool
+	// WrapTransport, when set, wraps every request's transport (tests
+	// record the requests the lens makes through it).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Cluster is a connection to one target. It is safe for concurrent use.
@@ -53,7 +57,7 @@ func Connect(ctx context.Context, t Target) (*Cluster, error) {
 	if t.Kubeconfig == "" || t.Context == "" {
 		return nil, badInput("a kubeconfig file and a context are both required (--kubeconfig, --context)")
 	}
-	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: t.AllowExec})
+	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: t.AllowExec, WrapTransport: t.WrapTransport})
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
@@ -63,6 +67,10 @@ func Connect(ctx context.Context, t Target) (*Cluster, error) {
 	}
 	return &Cluster{c: c, meta: m, Server: c.Server, Context: c.ContextName}, nil
 }
+
+// Using is the line to print before talking to the cluster: its server,
+// its proxy-url if any, its context and its kubeconfig.
+func (cl *Cluster) Using() string { return cl.c.Using() }
 
 // identity reads the cluster's kube-system UID.
 func (cl *Cluster) identity(ctx context.Context) (kube.Identity, error) {

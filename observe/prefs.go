@@ -12,6 +12,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/access"
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/localpath"
 )
 
 // ForwardsSchema versions a user's forward preferences file.
@@ -103,7 +104,11 @@ func (p Prefs) file(user string) (string, error) {
 	if p.Dir == "" {
 		return "", badInput("no preferences directory")
 	}
-	return filepath.Join(p.Dir, user+".json"), nil
+	path, err := localpath.Join(p.Dir, user+".json")
+	if err != nil {
+		return "", badInput("user %q: %v", user, err)
+	}
+	return path, nil
 }
 
 type prefsFile struct {

@@ -3,7 +3,6 @@ package observe
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -49,17 +48,19 @@ type ServeOptions struct {
 
 // Server is the operations lens served on loopback: a JSON REST API under
 // /v1 and a browser UI from embedded assets. Every request must name the
-// server by a loopback Host on its port (against DNS rebinding); every
-// /v1 request must carry the per-process token (Authorization: Bearer),
-// which only the UI page it serves is handed; every POST must also come
-// from the server's own Origin. No CORS header is ever sent and every
+// server by a loopback Host on its port (against DNS rebinding); the page
+// and every /v1 request must carry the session cookie, which only the
+// browser that opens the one-time LaunchURL gets, or (a program) the
+// per-process Token; every POST must also come from the server's own
+// Origin. No CORS header is ever sent and every
 // response carries a strict Content-Security-Policy. Error bodies carry a
 // fixed code, never internal details. The forwards it starts are its own:
 // they end when it does.
 type Server struct {
 	opts    ServeOptions
 	ln      net.Listener
-	token   string
+	token   string // the API token, for programs embedding the server
+	launch  *launch
 	hosts   map[string]bool
 	origins map[string]bool
 	fw      *Forwarder
@@ -98,6 +99,7 @@ func NewServer(ctx context.Context, opts ServeOptions) (*Server, error) {
 	}
 	s := &Server{opts: opts, ln: ln, token: newToken(), fw: fw}
 	s.allow(ln.Addr().(*net.TCPAddr).Port)
+	s.launch = newLaunch(ln.Addr().(*net.TCPAddr).Port)
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: MaxHeaderBytes,
 		ErrorLog: nil, BaseContext: func(net.Listener) context.Context { return ctx }}
@@ -152,7 +154,9 @@ func (s *Server) saved() []Forward {
 // URL is where the UI is served.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/" }
 
-// Token is the per-process token /v1 requests carry.
+// Token is the per-process API token a program embedding the server may
+// give its own client (Authorization: Bearer). The server never sends it:
+// a browser uses the session cookie LaunchURL gives it.
 func (s *Server) Token() string { return s.token }
 
 // Serve serves until ctx ends, then shuts the server down and ends every
@@ -241,10 +245,4 @@ func secure(h http.Header) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-}
-
-// authorized checks the bearer token in constant time.
-func (s *Server) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }

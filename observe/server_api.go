@@ -14,7 +14,10 @@ import (
 //go:embed ui
 var uiFiles embed.FS
 
-var indexPage = template.Must(template.ParseFS(uiFiles, "ui/index.html"))
+var (
+	indexPage = template.Must(template.ParseFS(uiFiles, "ui/index.html"))
+	gatePage  = template.Must(template.ParseFS(uiFiles, "ui/gate.html"))
+)
 
 // apiError is the only error body the server sends: a fixed code.
 type apiError struct {
@@ -52,11 +55,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var body apiError
 	body.Error.Code = code
 	writeJSON(w, status, body)
-}
-
-func (s *Server) index(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	indexPage.Execute(w, map[string]string{"Token": s.token})
 }
 
 func (s *Server) asset(name, contentType string) http.HandlerFunc {

@@ -134,7 +134,6 @@ func TestServerRefusesWhatItMust(t *testing.T) {
 	t.Run("the right calls are answered", func(t *testing.T) {
 		for _, c := range []call{
 			{method: "GET", path: "/healthz"},
-			{method: "GET", path: "/", host: "localhost:" + port(host)},
 			{method: "GET", path: "/v1/status", token: tok},
 			{method: "GET", path: "/v1/forwards", token: tok},
 		} {

@@ -24,7 +24,11 @@ type StatusOptions struct {
 // and archive namespace (one per cluster-scoped kind), one metadata-only
 // LIST per common kind the archive does not declare (CommonKinds, those the
 // cluster's discovery serves) and archive namespace, then Reconcile.
-// Secrets are listed as metadata only, so no secret value is ever read.
+// An archive whose kinds and resources disagree with the cluster's
+// discovery, or that names a namespace none of its objects is in, is
+// refused (an *InputError) before anything is listed. Secrets (the
+// resource, whatever the kind) are listed as metadata only, so no secret
+// value is ever read.
 // A cluster other than the archive's (another kube-system UID) is said in
 // Report.Cluster and makes the report unhealthy; a forbidden LIST makes
 // its objects Unknown. Nothing is written.
@@ -38,6 +42,9 @@ func Status(ctx context.Context, cl *Cluster, a *Archive, opts StatusOptions) (*
 		if !info.Same {
 			info.Message = fmt.Sprintf("this is not the archive's cluster: the archive is of cluster %s (server %s, context %s), this cluster is %s", a.Target.ClusterUID, a.Target.Server, a.Target.Context, id.ClusterUID)
 		}
+	}
+	if err := cl.checkArchive(a); err != nil {
+		return nil, err
 	}
 	served, discoveryErr := cl.served()
 	listings, err := cl.list(ctx, append(queries(a), undeclaredQueries(a, served)...), opts.Parallel)
@@ -109,11 +116,11 @@ func (cl *Cluster) listOne(ctx context.Context, l *Listing) error {
 	return nil
 }
 
-// listItems makes listing l; Secrets, and any kind when l asks, as
-// metadata only.
+// listItems makes listing l; Secrets (the resource, whatever the kind),
+// and any kind when l asks, as metadata only.
 func listItems(ctx context.Context, cl *Cluster, gvr schema.GroupVersionResource, l *Listing) ([]*unstructured.Unstructured, error) {
 	k, ns := l.Kind, l.Namespace
-	if l.MetadataOnly || (k.Group == "" && k.Kind == "Secret") {
+	if l.MetadataOnly || isSecrets(gvr) || k.Group == "" && k.Kind == "Secret" {
 		return listMetadata(ctx, cl.meta, gvr, k, ns)
 	}
 	var ri dynamic.ResourceInterface = cl.c.Dynamic.Resource(gvr)

@@ -63,8 +63,11 @@ func TestUIInChromium(t *testing.T) {
 	defer shot()
 	// The first call starts the browser, which lives as long as that
 	// call's context: no timeout on it.
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL())); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.LaunchURL())); err != nil {
 		t.Fatalf("open the UI: %v", err)
+	}
+	if at, err := chromedp.Run(ctx, chromedp.Location()); err != nil || at != s.URL() {
+		t.Errorf("after the launch URL the browser is at %q (%v), want the clean URL %s", at, err, s.URL())
 	}
 	row := func(object, state string) string {
 		return fmt.Sprintf(`#objects tr[data-object=%q][data-state=%q]`, object, state)

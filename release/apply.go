@@ -6,9 +6,10 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 )
 
-// Apply runs exactly the stored plan whose hash (or its first 12 hex
-// digits) is approve. Under the release's file lock it renders the
-// composition again and reads the cluster with one LIST per kind and
+// Apply runs exactly the stored plan whose hash (or its first 12 to 64
+// lower-case hex digits, CheckApproval) is approve. Under the release's
+// file lock it renders the composition again and reads the cluster with
+// one LIST per kind and
 // namespace (dry-running only objects written since the plan saw them),
 // and refuses with a *StaleError, before any write, when the composition
 // now renders differently, the target differs or the cluster changed in a
@@ -43,6 +44,12 @@ func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*
 // session its objects (the composition's secrets resolved, or a revision's)
 // and its source.
 func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOptions, prepare func(*session, context.Context) error) (*Result, error) {
+	if err := CheckApproval(hash); err != nil {
+		return nil, err
+	}
+	if err := r.checkWriter(); err != nil {
+		return nil, err
+	}
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err

@@ -92,7 +92,8 @@ func refusef(format string, args ...any) error { return refuse(fmt.Errorf(format
 // classify marks errors that mean bad input (an unusable target, an
 // unresolvable object, a dependency cycle, an object the server refuses or
 // the spec does not allow, an annotation with a value Piceli does not
-// accept, a stale or blocked plan, a held lock) with their
+// accept, a stale or blocked plan, an object that is not what the approved
+// plan holds, a held lock) with their
 // type, and leaves the rest.
 func classify(err error) error {
 	var (
@@ -109,7 +110,7 @@ func classify(err error) error {
 		return &LockHeldError{Err: err}
 	case errors.Is(err, kube.ErrTarget), errors.Is(err, kube.ErrUnresolved), errors.As(err, &cycle),
 		errors.Is(err, plan.ErrRefused), errors.Is(err, plan.ErrNotAllowed), errors.Is(err, plan.ErrBadAnnotation),
-		errors.As(err, &blocked):
+		errors.As(err, &blocked), errors.Is(err, apply.ErrNotApproved):
 		return refuse(err)
 	}
 	return err

@@ -3,7 +3,11 @@ package release
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pynenc/piceli/internal/lock"
 )
@@ -18,10 +22,10 @@ type runLock struct {
 	s         *session
 	holder    lock.Holder
 	file      *lock.FileLock
-	lease     *lock.LeaseLock // the namespace's Lease, once held
-	bootstrap *lock.LeaseLock // the bootstrap Lease, held until lease is
-	cancel    context.CancelFunc
-	stops     stopWatch // a stop asked through lease
+	lease     *lock.LeaseLock         // the namespace's Lease, once held
+	bootstrap *lock.LeaseLock         // the bootstrap Lease, held until lease is
+	cancel    context.CancelCauseFunc // with why the run's context ended
+	stops     stopWatch               // a stop asked through lease
 }
 
 // lockFile takes the file lock. The returned context ends when a Lease,
@@ -32,7 +36,7 @@ func (s *session) lockFile(ctx context.Context, run string) (*runLock, context.C
 	if err != nil {
 		return nil, nil, refuse(classify(err))
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	return &runLock{s: s, holder: h, file: f, cancel: cancel}, ctx, nil
 }
 
@@ -91,17 +95,41 @@ func (l *runLock) takeBootstrap(ctx context.Context) error {
 	return nil
 }
 
-// watch ends the run's context when lease is lost to someone else, and
-// returns lease.
+// watch ends the run's context when lease is lost, with why as its
+// cause, and returns lease.
 func (l *runLock) watch(ctx context.Context, lease *lock.LeaseLock) *lock.LeaseLock {
 	go func() {
 		select {
 		case <-lease.Lost():
-			l.cancel()
+			l.cancel(l.lostCause(ctx, lease))
 		case <-ctx.Done():
 		}
 	}()
 	return lease
+}
+
+// lostCause says why the run lost lease: above all, that the target
+// namespace was deleted during the run (its Lease goes with it), and what
+// to do then.
+func (l *runLock) lostCause(ctx context.Context, lease *lock.LeaseLock) error {
+	ns := l.s.r.spec.Target.Namespace
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	live, err := l.s.client.Clientset.CoreV1().Namespaces().Get(rctx, ns, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && live.DeletionTimestamp != nil) {
+		return fmt.Errorf("namespace %s was deleted during the run, and the release's Lease with it; nothing more was written: plan the release again (piceli release plan) and apply the new plan, which recreates what it declares", ns)
+	}
+	return fmt.Errorf("the run lost the release's Lease in namespace %s: %w", ns, lease.Err())
+}
+
+// withCause replaces a bare context error of a run that its lock ended
+// with why the lock ended it.
+func withCause(ctx context.Context, err error) error {
+	cause := context.Cause(ctx)
+	if err == nil || !errors.Is(err, context.Canceled) || cause == nil || errors.Is(cause, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%w (%v)", cause, err)
 }
 
 // unlock releases the Leases and the file lock. It works after ctx ended
@@ -110,7 +138,7 @@ func (l *runLock) unlock(ctx context.Context) {
 	l.stops.watch(nil)
 	l.lease = letGo(ctx, l.lease)
 	l.bootstrap = letGo(ctx, l.bootstrap)
-	l.cancel()
+	l.cancel(nil)
 	l.file.Unlock()
 }
 

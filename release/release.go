@@ -41,6 +41,11 @@ type Options struct {
 	// CacheDir holds compiled compositions; empty means $PICELI_CACHE_DIR or
 	// the user cache directory.
 	CacheDir string
+	// StateKeyFile is this machine's state signing key file, which signs
+	// what a release with state = "cluster" pushes; empty means
+	// $PICELI_STATE_KEY_FILE or <user config dir>/piceli/state-signing.key.
+	// Reading shared state needs no key.
+	StateKeyFile string
 
 	// wrapTransport wraps every request to the target: tests count them.
 	wrapTransport func(http.RoundTripper) http.RoundTripper

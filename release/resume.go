@@ -17,6 +17,9 @@ import (
 // run that ended finished or compensated is refused (a *RefusedError)
 // before the release is locked or anything is written.
 func (r *Release) Resume(ctx context.Context, opts RunOptions) (*Result, error) {
+	if err := r.checkWriter(); err != nil {
+		return nil, err
+	}
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err

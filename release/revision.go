@@ -62,11 +62,15 @@ func revisionSecret(rev *history.Revision, o history.Object, cur *unstructured.U
 // previousObjects returns the objects of the release's latest revision, the
 // state a compensation restores, keyed by reference. A Secret whose earlier
 // values are not kept is left out, so its undo is reported instead of half
-// done.
+// done. A damaged latest revision (checkRevision) is refused with an error
+// matching ErrRevisionDamaged: nothing is restored from it.
 func (s *session) previousObjects() (map[object.Ref]*unstructured.Unstructured, error) {
 	rev, err := history.Latest(s.r.StateDir())
 	if err != nil || rev == nil {
 		return map[object.Ref]*unstructured.Unstructured{}, err
+	}
+	if err := checkRevision(s.r.StateDir(), s.key, rev); err != nil {
+		return nil, err
 	}
 	out := map[object.Ref]*unstructured.Unstructured{}
 	store := secret.View(s.r.StateDir())

@@ -35,6 +35,9 @@ func (r *Release) Rollback(ctx context.Context, to int, approve string, opts Run
 			return nil
 		})
 	}
+	if err := r.checkWriter(); err != nil {
+		return nil, err
+	}
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err
@@ -56,9 +59,9 @@ func (r *Release) Rollback(ctx context.Context, to int, approve string, opts Run
 
 // useRevision replaces the session's objects with those of revision to (0:
 // the one before the latest), Secret values from the store versions it
-// used, and returns its number.
+// used, and returns its number. A damaged revision is refused.
 func (s *session) useRevision(to int) (int, error) {
-	rev, err := rollbackTarget(s.r.StateDir(), to)
+	rev, err := rollbackTarget(s.r.StateDir(), s.key, to)
 	if err != nil {
 		return 0, err
 	}
@@ -71,10 +74,11 @@ func (s *session) useRevision(to int) (int, error) {
 }
 
 // rollbackTarget returns the revision a rollback goes back to: to, or when
-// to is 0 the one before the latest.
-func rollbackTarget(stateDir string, to int) (*history.Revision, error) {
+// to is 0 the one before the latest; a damaged one (checkRevision) is
+// refused.
+func rollbackTarget(stateDir string, key []byte, to int) (*history.Revision, error) {
 	if to > 0 {
-		return history.Load(stateDir, to)
+		return trustedRevision(stateDir, key, to)
 	}
 	revs, err := history.Summaries(stateDir)
 	if err != nil {
@@ -83,5 +87,5 @@ func rollbackTarget(stateDir string, to int) (*history.Revision, error) {
 	if len(revs) < 2 {
 		return nil, fmt.Errorf("rollback needs an earlier revision: the release has %d", len(revs))
 	}
-	return history.Load(stateDir, revs[len(revs)-2].Number)
+	return trustedRevision(stateDir, key, revs[len(revs)-2].Number)
 }

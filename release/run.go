@@ -81,6 +81,7 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 		Checks: s.engineChecks(), SkipChecks: opts.skipChecks(),
 	}}
 	res, err := rs.start(e, ctx, rs.run, in)
+	err = withCause(ctx, err)
 	if res != nil {
 		// The archive is written however the run ended; a failure to
 		// write it is reported, never in place of the run's own error.

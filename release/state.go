@@ -26,17 +26,20 @@ func (r *Release) StateNamespace() string {
 	return r.spec.Target.Namespace
 }
 
-// stateStore is where the release's state is shared: the cluster behind c,
-// or nowhere beyond the state directory.
-func (r *Release) stateStore(c *kube.Client) state.Store {
-	if !r.SharesState() {
-		return state.Local{}
+// clusterState is the release's state in the cluster behind c: its
+// Secrets in the state namespace, read only when signed by a key of the
+// spec's state_signers for this release, namespace and cluster (whose
+// identity it reads here), and written with this machine's key (set by
+// pushState).
+func (r *Release) clusterState(ctx context.Context, c *kube.Client) (*state.Cluster, error) {
+	uid, err := c.ClusterUID(ctx)
+	if err != nil {
+		return nil, classify(err)
 	}
-	return r.clusterState(c)
-}
-
-func (r *Release) clusterState(c *kube.Client) *state.Cluster {
-	return &state.Cluster{Client: c.Clientset, Namespace: r.StateNamespace(), Release: r.Name(), Dir: r.StateDir()}
+	return &state.Cluster{
+		Client: c.Clientset, Namespace: r.StateNamespace(), Release: r.Name(), Dir: r.StateDir(),
+		ClusterUID: uid, Signers: r.spec.Release.StateSigners,
+	}, nil
 }
 
 // connectTarget opens the spec's target and says which server and context
@@ -47,7 +50,7 @@ func (r *Release) connectTarget(ctx context.Context) (*kube.Client, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	fmt.Fprintf(r.log(), "using server %s, context %s (kubeconfig %s)\n", c.Server, c.ContextName, t.Kubeconfig)
+	fmt.Fprintln(r.log(), c.Using())
 	return c, nil
 }
 
@@ -55,7 +58,9 @@ func (r *Release) connectTarget(ctx context.Context) (*kube.Client, error) {
 // of a shared release, connecting when c is nil; it does nothing for a
 // local one. A newer snapshot that is torn is reported on the log and the
 // previous complete one is used; with none complete the error names every
-// missing chunk.
+// missing chunk. A snapshot not signed by a key of state_signers, or older
+// than one this machine has seen, is refused (a *RefusedError) and
+// nothing is merged.
 func (r *Release) pullState(ctx context.Context, c *kube.Client) error {
 	if !r.SharesState() {
 		return nil
@@ -66,14 +71,27 @@ func (r *Release) pullState(ctx context.Context, c *kube.Client) error {
 			return err
 		}
 	}
-	got, err := r.stateStore(c).Pull(ctx)
+	cs, err := r.clusterState(ctx, c)
 	if err != nil {
-		return fmt.Errorf("pull the state of release %s: %w", r.Name(), err)
+		return err
+	}
+	got, err := cs.Pull(ctx)
+	if err != nil {
+		return stateError(fmt.Errorf("pull the state of release %s: %w", r.Name(), err))
 	}
 	if got.Refused != "" {
 		fmt.Fprintf(r.log(), "state: %s; using the previous complete snapshot %d\n", got.Refused, got.Generation)
 	}
 	return nil
+}
+
+// stateError marks a refused snapshot (untrusted, or older than seen) as
+// refused input: nothing was merged or written.
+func stateError(err error) error {
+	if errors.Is(err, state.ErrUntrusted) || errors.Is(err, state.ErrOlder) {
+		return refuse(err)
+	}
+	return err
 }
 
 // pullShared connects to the target of a shared release and brings the
@@ -91,14 +109,21 @@ func (r *Release) pullShared(ctx context.Context) (*kube.Client, error) {
 }
 
 // pushState shares the state directory in the cluster under lease, the
-// namespace's Lease of the release, held. Callers decide whether the
-// release shares its state (SharesState); migrating to the cluster pushes
-// a release whose spec still says local.
+// namespace's Lease of the release, held, signed with this machine's key.
+// Callers decide whether the release shares its state (SharesState);
+// migrating to the cluster pushes a release whose spec still says local.
 func (r *Release) pushState(ctx context.Context, c *kube.Client, lease *lock.LeaseLock) (*state.Pushed, error) {
-	ns, name, id, tr := lease.Fence()
-	got, err := r.clusterState(c).Push(ctx, state.Fence{Namespace: ns, Lease: name, Identity: id, Transitions: tr})
+	cs, err := r.clusterState(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("share the state of release %s: %w", r.Name(), err)
+		return nil, err
+	}
+	if cs.Key, err = r.stateKey(); err != nil {
+		return nil, err
+	}
+	ns, name, id, tr := lease.Fence()
+	got, err := cs.Push(ctx, state.Fence{Namespace: ns, Lease: name, Identity: id, Transitions: tr})
+	if err != nil {
+		return nil, stateError(fmt.Errorf("share the state of release %s: %w", r.Name(), err))
 	}
 	return got, nil
 }

@@ -42,8 +42,8 @@ type StateInfo struct {
 }
 
 // ShowState says where the release keeps its state; for a shared one it
-// reads the cluster's manifest and checks every chunk of the current
-// snapshot. Nothing is written.
+// reads the cluster's manifest, verifies the current snapshot's signature
+// and checks every chunk of it. Nothing is written.
 func (r *Release) ShowState(ctx context.Context) (*StateInfo, error) {
 	files, err := state.Files(r.StateDir())
 	if err != nil {
@@ -58,7 +58,11 @@ func (r *Release) ShowState(ctx context.Context) (*StateInfo, error) {
 		return nil, err
 	}
 	info.Namespace = r.StateNamespace()
-	m, _, _, problem, err := r.clusterState(c).Read(ctx)
+	cs, err := r.clusterState(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	m, _, _, problem, err := cs.Read(ctx)
 	if m == nil {
 		return info, err
 	}
@@ -70,10 +74,22 @@ func (r *Release) ShowState(ctx context.Context) (*StateInfo, error) {
 	return info, nil
 }
 
+// PullStateOptions tune PullState. The zero value is valid.
+type PullStateOptions struct {
+	// AcceptOlder, when set, accepts the cluster's state although it is
+	// older than the newest this machine has seen (a restored backup):
+	// exactly that generation, 0 meaning that the state is gone. The
+	// acceptance is logged and recorded in the cache's sync record. Nil
+	// refuses an older state.
+	AcceptOlder *int64
+}
+
 // PullState brings the state directory up to date from the cluster: the
-// newest complete snapshot, merged without losing a file written here and
-// not pushed yet. A local release is refused.
-func (r *Release) PullState(ctx context.Context) (*StatePulled, error) {
+// newest complete snapshot signed by a key of state_signers, merged
+// without losing a file written here and not pushed yet. A snapshot older
+// than one this machine has seen is refused (a *RefusedError) unless
+// opts.AcceptOlder names it. A local release is refused.
+func (r *Release) PullState(ctx context.Context, opts PullStateOptions) (*StatePulled, error) {
 	if err := r.sharedOnly("pull"); err != nil {
 		return nil, err
 	}
@@ -84,11 +100,26 @@ func (r *Release) PullState(ctx context.Context) (*StatePulled, error) {
 	if err != nil {
 		return nil, err
 	}
-	got, err := r.clusterState(c).Pull(ctx)
+	cs, err := r.clusterState(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	got, err := pull(ctx, cs, opts.AcceptOlder)
 	if err != nil {
 		return nil, refuse(fmt.Errorf("pull the state of release %s: %w", r.Name(), err))
 	}
+	if a := got.Accepted; a != nil {
+		fmt.Fprintf(r.log(), "state: accepted snapshot %d of release %s in namespace %s although this machine had seen snapshot %d, as --accept-older %d asked\n", a.Generation, r.Name(), r.StateNamespace(), a.Seen, a.Generation)
+	}
 	return got, nil
+}
+
+// pull is Pull, or PullOlder when accept is set.
+func pull(ctx context.Context, cs *state.Cluster, accept *int64) (*state.Pulled, error) {
+	if accept != nil {
+		return cs.PullOlder(ctx, *accept)
+	}
+	return cs.Pull(ctx)
 }
 
 func (r *Release) sharedOnly(verb string) error {
@@ -129,6 +160,9 @@ func (r *Release) ImportState(ctx context.Context, in io.Reader, passphrase stri
 		return refuse(err)
 	}
 	if err := r.sameOwner(files); err != nil {
+		return err
+	}
+	if err := r.checkWriter(); err != nil {
 		return err
 	}
 	f, err := lock.File(r.StateDir(), lock.CurrentHolder(""))
@@ -185,9 +219,13 @@ func (r *Release) withLease(ctx context.Context, c *kube.Client, fn func(*lock.L
 }
 
 // MigrateState moves the release's state between modes: to "cluster" it
-// pushes the state directory to the cluster under the Lease; to "local"
-// it pulls the newest complete snapshot into the state directory, then
-// deletes the state Secrets. Either way the spec's [release] state must
+// pushes the state directory to the cluster under the Lease, signed with
+// this machine's key, which [release] state_signers must list (refused
+// before anything is written otherwise); to "local" it pulls the newest
+// complete, trusted snapshot into the state directory, then deletes the
+// state Secrets. Migrating to "cluster" again is also how a trusted signer
+// re-signs the state from its cache, after a signer was removed from the
+// spec. Either way the spec's [release] state must
 // then be set to the new mode, which the returned sentence says; the spec
 // file is not edited.
 func (r *Release) MigrateState(ctx context.Context, to string) (string, error) {
@@ -197,18 +235,26 @@ func (r *Release) MigrateState(ctx context.Context, to string) (string, error) {
 	if err := r.checkOwner(); err != nil {
 		return "", err
 	}
+	if to == "cluster" {
+		if _, err := r.stateKey(); err != nil {
+			return "", err
+		}
+	}
 	c, err := r.connectTarget(ctx)
 	if err != nil {
 		return "", err
 	}
-	cs := r.clusterState(c)
+	cs, err := r.clusterState(ctx, c)
+	if err != nil {
+		return "", err
+	}
 	err = r.withLease(ctx, c, func(l *lock.LeaseLock) error {
 		if to == "cluster" {
 			_, err := r.pushState(ctx, c, l)
 			return err
 		}
 		if _, err := cs.Pull(ctx); err != nil {
-			return err
+			return stateError(err)
 		}
 		return r.deleteState(ctx, c)
 	})

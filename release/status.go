@@ -8,24 +8,55 @@ import (
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/internal/plan"
 )
 
 // HistoryOptions tune History. The zero value is valid.
-type HistoryOptions struct{}
+type HistoryOptions struct {
+	// Verify checks every revision's seal and says why in Damaged when
+	// one fails (a rollback checks more: the revision against its plan,
+	// see Status). It reads every revision file, about 1 ms each on these
+	// machines for 50 objects; without it History reads the index alone.
+	Verify bool
+}
 
 // History lists the release's revisions, oldest first, without their
 // objects. It reads the history index, not every revision (rebuilding the
-// index once from the revisions when it is missing or behind). No cluster
-// is contacted, unless the release's state is shared: then the state
-// directory is brought up to date from the cluster first.
-func (r *Release) History(ctx context.Context, _ HistoryOptions) ([]Revision, error) {
+// index once from the revisions when it is missing or behind), unless
+// opts.Verify asks to check each. No cluster is contacted, unless the
+// release's state is shared: then the state directory is brought up to
+// date from the cluster first.
+func (r *Release) History(ctx context.Context, opts HistoryOptions) ([]Revision, error) {
 	if err := r.checkOwner(); err != nil {
 		return nil, err
 	}
 	if err := r.pullState(ctx, nil); err != nil {
 		return nil, err
 	}
-	return history.Summaries(r.StateDir())
+	revs, err := history.Summaries(r.StateDir())
+	if err != nil || !opts.Verify {
+		return revs, err
+	}
+	key, err := plan.ReadKey(r.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	for i := range revs {
+		revs[i].Damaged = r.sealDamage(key, revs[i].Number)
+	}
+	return revs, nil
+}
+
+// sealDamage says why revision n fails its seal, or "".
+func (r *Release) sealDamage(key []byte, n int) string {
+	rev, err := history.Load(r.StateDir(), n)
+	if err == nil {
+		err = rev.Verify(key)
+	}
+	if err != nil {
+		return damaged(n, err).Error()
+	}
+	return ""
 }
 
 // Status is the release's state as its state directory records it.
@@ -87,6 +118,9 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 	}
 	if len(revs) > 0 {
 		out.Latest = &revs[len(revs)-1]
+		if out.Latest.Damaged, err = r.latestDamage(out.Latest.Number); err != nil {
+			return nil, err
+		}
 	}
 	run, err := apply.LatestRun(r.StateDir())
 	if errors.Is(err, apply.ErrNoRun) {
@@ -99,6 +133,20 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 		return nil, err
 	}
 	return out, r.liveElsewhere(ctx, c, out.Run)
+}
+
+// latestDamage checks the latest revision, the one an automatic rollback
+// or a compensation would restore, as they check it (checkRevision), and
+// says why it may not be restored, or "".
+func (r *Release) latestDamage(n int) (string, error) {
+	key, err := plan.ReadKey(r.StateDir())
+	if err != nil {
+		return "", err
+	}
+	if _, err := trustedRevision(r.StateDir(), key, n); err != nil {
+		return err.Error(), nil
+	}
+	return "", nil
 }
 
 // runState replays run's journal and, when it says running, asks the file

@@ -21,5 +21,16 @@ func WritePlan(w io.Writer, p *Plan, opts TextOptions) {
 // in place of the whole.
 func ShortHash(hash string) string { return plan.ShortHash(hash) }
 
+// CheckApproval refuses (a *RefusedError) an approved hash that is not an
+// optional "sha256:" and 12 to 64 lower-case hex digits: glob and path
+// characters, upper case, too few or too many digits. Apply, Rollback and
+// deploy call it before they read or write anything.
+func CheckApproval(hash string) error {
+	if _, err := plan.ParseHash(hash); err != nil {
+		return refuse(err)
+	}
+	return nil
+}
+
 // Summary counts a plan's steps by action: "2 to create, 1 unchanged".
 func Summary(p *Plan) string { return plan.Summary(p) }

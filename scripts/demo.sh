@@ -49,10 +49,10 @@ if [ "$real" = 1 ] && "$piceli" sandbox status 2>/dev/null | grep -q 'running: t
 fi
 
 if [ "$real" = 1 ]; then
-	step "start the sandbox on 127.0.0.1 with a real node: containerd, runc and a kubelet (the first run builds the control plane: about 10 to 13 minutes on 2 cores, once)"
+	step "start the sandbox on 127.0.0.1 with a real node: containerd, runc and a kubelet (the first run builds the control plane, once: 10 to 15 minutes on 2 idle cores, much longer on a busy machine; see the README)"
 	up_out="$("$piceli" sandbox up --real-node)"
 else
-	step "start the sandbox on 127.0.0.1 (the first run builds the control plane: about 10 to 13 minutes on 2 cores, once)"
+	step "start the sandbox on 127.0.0.1 (the first run builds the control plane, once: 10 to 15 minutes on 2 idle cores, much longer on a busy machine; see the README)"
 	up_out="$("$piceli" sandbox up)"
 fi
 echo "$up_out"

@@ -7,7 +7,8 @@
 # tools/sandbox into the version-keyed
 # cache, and print the cache directory on stdout. Cached binaries are kept (pass --force to rebuild).
 # PICELI_BIN names a piceli binary to use instead of building bin/piceli.
-# About 10 to 13 minutes cold on 2 cores; seconds when the cache is warm.
+# About 10 to 15 minutes cold on 2 idle cores, much longer on a busy machine
+# (the README has measurements); seconds when the cache is warm.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -23,6 +23,13 @@ not edit it by hand. It holds the table of the latest full run.
   apply.CompensationFailpoints, and requires a scenario for every failpoint
   and every fault kind faultproxy.Kinds() reports. A scenario that claims a
   fault kind fails unless the proxy really injected it.
+- The security table (below the fault table) comes first on a full run:
+  every test named TestSecurity… performs one attack of the trust model
+  ([security.md](security.md)) in the package it protects, and the suite
+  runs them there, one ` + "`go test`" + ` per package. TestEveryAttackIsTabled
+  (no cluster, in both) requires a row for each such test and a test for
+  each row. ` + "`make test`" + ` runs each of them in its own package, and CI
+  requires every one to pass.
 - Kill scenarios pick their passes from a seed (` + "`PICELI_ACCEPTANCE_SEED`" + `,
   default 1): three distinct passes per failpoint (fewer when a run passes it
   fewer times); the first is in the fast half. Names say the seed and pass.
@@ -82,7 +89,8 @@ The same checks run when each scenario ends, pass or fail:
 - A run whose writes found the API server gone ends failed with those steps
   in doubt; resume settles them by reading the cluster.
 - ` + "`render`" + ` needs no cluster, so input only the API server can judge (an
-  unknown kind or field, an invalid name, a negative replica count, a port
-  out of range) renders as given; plan, diff and apply refuse it.
+  unknown kind or field, a negative replica count, a port out of range)
+  renders as given; plan, diff and apply refuse it. A name or namespace not
+  valid for its kind is refused by render too (docs/security.md).
 
 `

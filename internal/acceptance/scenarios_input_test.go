@@ -106,7 +106,7 @@ func badInputs() []badInput {
 			spoil: func(e *env) {
 				writeFile(e.t, e.spec, strings.Replace(string(readFile(e.t, e.spec)), `ready_timeout = "30s"`, `ready_timeout = "-5s"`, 1))
 			},
-			where: func(e *env) []string { return specAt(e, 9, "release.ready_timeout", "positive duration") },
+			where: func(e *env) []string { return specAt(e, 9, "release.ready_timeout", "between 1s and 24h") },
 		},
 		{
 			name: "malformed YAML", fault: "an unclosed flow sequence in cm-a.yaml", fast: true, commands: compositionCommands,

@@ -78,7 +78,8 @@ func TestMain(m *testing.M) {
 func fullRun() bool { return os.Getenv(ModeEnv) == "full" }
 
 // TestAcceptance runs the acceptance scenarios against the sandbox, in
-// parallel, then prints the table (and, on a full run with UpdateEnv=1,
+// parallel (on a full run after the security table, see runAttackTable),
+// then prints the table (and, on a full run with UpdateEnv=1,
 // writes it to docs/acceptance.md).
 func TestAcceptance(t *testing.T) {
 	sb := sandboxtest.Cluster(t)
@@ -88,6 +89,9 @@ func TestAcceptance(t *testing.T) {
 	tab := &table{full: fullRun()}
 	t.Cleanup(func() { tab.finish(t) })
 	t.Cleanup(func() { stopExtra(t) })
+	if tab.full {
+		t.Run("security table", runAttackTable)
+	}
 	for _, s := range all {
 		if !s.fast && !tab.full {
 			continue

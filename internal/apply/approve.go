@@ -1,11 +1,17 @@
 package apply
 
 import (
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/pynenc/piceli/internal/digest"
+	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 )
@@ -69,4 +75,66 @@ func NewInput(approved, fresh *plan.Plan, rendered []*unstructured.Unstructured,
 		in.Fresh[s.Ref] = s.Observed.ResourceVersion
 	}
 	return in
+}
+
+// ErrNotApproved is matched by the error of a run refused because an
+// object it would write is not the one its approved plan sealed.
+var ErrNotApproved = errors.New("not what the approved plan holds")
+
+// CheckDesired refuses an input whose objects are not those its approved
+// plan sealed: every step's object to write (Input.Desired, or the step's
+// own manifest) must digest to the step's Desired, Secret values compared
+// as keyed digests. Apply's approval check compares every step with a
+// fresh plan, but a resume compares only the steps its journal says are
+// untouched: one the journal says is in doubt is settled by reading the
+// cluster and, when its write did not land, written again. So a journal
+// edited to mark a step in doubt, or a composition changed since the
+// crash, could otherwise have a resume write something no one approved.
+// Nothing is written or journaled when it fails.
+func CheckDesired(in Input) error {
+	dig := plan.Digester{Key: in.Key}
+	var errs []error
+	for _, s := range in.Plan.Steps {
+		if s.Desired == "" {
+			continue // a delete: nothing is written
+		}
+		desired := in.Desired[s.Ref]
+		if desired == nil {
+			desired = &unstructured.Unstructured{Object: s.Manifest}
+		}
+		if dig.Of(dig.Sealed(desired)) != s.Desired {
+			errs = append(errs, fmt.Errorf("%s: the object to write is %w (the composition or the state changed since the approval)", s.Ref, ErrNotApproved))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("run of plan %s refused, nothing was written: %w", plan.ShortHash(in.Plan.Hash), errors.Join(errs...))
+	}
+	return nil
+}
+
+// runSealInfo names what the run seal key is derived for.
+const runSealInfo = "piceli run seal v1"
+
+// runSeal is the seal of a run's start: a keyed digest, under a key
+// derived from the release's digest key, of the run id and the hash of the
+// plan it was approved to apply.
+func runSeal(key []byte, run, planHash string) string {
+	k, err := hkdf.Key(sha256.New, key, nil, runSealInfo, sha256.Size)
+	if err != nil {
+		return ""
+	}
+	return digest.Fields(k, []byte(run), []byte(planHash))
+}
+
+// checkRunSeal refuses to resume a run whose journal's first record does
+// not carry the seal of its run and plan: the journal was edited (to name
+// another stored plan, which no one approved for this run) or written by
+// a Piceli older than sealed runs. Nothing is written when it fails.
+func checkRunSeal(start journal.Record, key []byte) error {
+	want := runSeal(key, start.Run, start.Plan)
+	if want == "" || !hmac.Equal([]byte(want), []byte(start.Seal)) {
+		return fmt.Errorf("resume run %s: its journal's start does not carry the seal of run %s and plan %s (edited, or started by an older piceli), so nothing shows the plan was approved for it; plan again and approve: %w",
+			start.Run, start.Run, plan.ShortHash(start.Plan), ErrNotApproved)
+	}
+	return nil
 }

@@ -28,6 +28,11 @@ var errLeft = errors.New("left as is")
 // redo lists undos a crash left in doubt (a resumed compensation); they are
 // done again first, which is harmless: the delete of an object already gone
 // succeeds, and the restore of a restored one is refused as changed.
+//
+// Only the steps of this run's plan are undone, and an update is restored
+// only to the object of the same reference in the previous revision; when
+// Input.Previous refuses that revision (damaged), no update is restored and
+// each says why, while created objects are still deleted.
 func (r *runner) compensate(ctx context.Context, cause error, redo ...int) error {
 	notes, err := r.settleInDoubt(ctx)
 	if err != nil {
@@ -36,10 +41,7 @@ func (r *runner) compensate(ctx context.Context, cause error, redo ...int) error
 	if err := r.append(journal.Record{Type: journal.CompensateStarted}); err != nil {
 		return errors.Join(cause, err)
 	}
-	prev, err := r.previousObjects()
-	if err != nil {
-		return errors.Join(cause, err)
-	}
+	prev := r.previousObjects()
 	for _, i := range redo {
 		note, err := r.undoRecorded(ctx, i, prev)
 		if err != nil {
@@ -138,7 +140,7 @@ func (r *runner) settleInDoubt(ctx context.Context) ([]string, error) {
 }
 
 // undoStep journals and performs one undo.
-func (r *runner) undoStep(ctx context.Context, i int, prev map[object.Ref]*unstructured.Unstructured) (string, error) {
+func (r *runner) undoStep(ctx context.Context, i int, prev earlier) (string, error) {
 	ref := r.in.Plan.Steps[i].Ref
 	if err := r.append(journal.Record{Type: journal.CompensateIntent, Step: i, Ref: &ref}); err != nil {
 		return "", err
@@ -149,7 +151,7 @@ func (r *runner) undoStep(ctx context.Context, i int, prev map[object.Ref]*unstr
 
 // undoRecorded performs the undo of step i, whose intent is journaled, and
 // journals its outcome.
-func (r *runner) undoRecorded(ctx context.Context, i int, prev map[object.Ref]*unstructured.Unstructured) (string, error) {
+func (r *runner) undoRecorded(ctx context.Context, i int, prev earlier) (string, error) {
 	ref := r.in.Plan.Steps[i].Ref
 	err := r.undo(ctx, i, prev)
 	rec := journal.Record{Type: journal.CompensateOutcome, Step: i, Ref: &ref, Result: journal.ResultApplied}
@@ -170,7 +172,7 @@ func (r *runner) undoRecorded(ctx context.Context, i int, prev map[object.Ref]*u
 }
 
 // undo reverses one applied step.
-func (r *runner) undo(ctx context.Context, i int, prev map[object.Ref]*unstructured.Unstructured) error {
+func (r *runner) undo(ctx context.Context, i int, prev earlier) error {
 	t, w := r.targetOf(i), r.written[i]
 	switch t.step.Action {
 	case plan.Create:
@@ -189,9 +191,12 @@ func undoCreate(ctx context.Context, t *target, w written) error {
 	return err
 }
 
-func undoUpdate(ctx context.Context, t *target, w written, prev map[object.Ref]*unstructured.Unstructured) error {
-	old, ok := prev[t.step.Ref]
-	if !ok {
+func undoUpdate(ctx context.Context, t *target, w written, prev earlier) error {
+	old, ok := prev.objects[t.step.Ref]
+	switch {
+	case prev.refused != nil:
+		return fmt.Errorf("%w: not restored, since the revision to restore it from is refused: %v", errLeft, prev.refused)
+	case !ok:
 		return fmt.Errorf("%w: no earlier revision holds it (or its earlier values), so there is nothing to restore", errLeft)
 	}
 	ours := t.dig.Of(plan.Touched(t.step.Manifest, t.step.Manifest))
@@ -202,10 +207,18 @@ func undoUpdate(ctx context.Context, t *target, w written, prev map[object.Ref]*
 	return err
 }
 
+// earlier is what a compensation restores updated objects to: the
+// previous revision's objects by reference, or why none are restored.
+type earlier struct {
+	objects map[object.Ref]*unstructured.Unstructured
+	refused error // Input.Previous's error: nothing is restored
+}
+
 // previousObjects returns what a compensation restores updated objects to.
-func (r *runner) previousObjects() (map[object.Ref]*unstructured.Unstructured, error) {
+func (r *runner) previousObjects() earlier {
 	if r.in.Previous == nil {
-		return map[object.Ref]*unstructured.Unstructured{}, nil
+		return earlier{}
 	}
-	return r.in.Previous()
+	objs, err := r.in.Previous()
+	return earlier{objects: objs, refused: err}
 }

@@ -102,7 +102,9 @@ type Input struct {
 	// Previous returns the objects of the release's latest revision, Secret
 	// values included: what a compensation restores updated objects to. It
 	// is called only when a run compensates; nil means there is no earlier
-	// state, and updated objects are reported, not restored.
+	// state, and updated objects are reported, not restored. An error
+	// (the revision is damaged) restores nothing: each updated object is
+	// reported with it, and created ones are still deleted.
 	Previous func() (map[object.Ref]*unstructured.Unstructured, error)
 	// Current holds the objects the approval check's LISTs found ready
 	// (readiness.Compute of the listed object). Until the run writes (or
@@ -126,6 +128,9 @@ func NewRunID() string { return newRunID(time.Now()) }
 
 // Apply starts a new run of the approved plan, named run (NewRunID).
 func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, error) {
+	if err := CheckDesired(in); err != nil {
+		return nil, err
+	}
 	if err := createRun(e.StateDir, run, in.Source); err != nil {
 		return nil, err
 	}
@@ -136,7 +141,7 @@ func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, erro
 	}
 	defer w.Close()
 	r := e.newRun(run, in, w)
-	if err := r.append(journal.Record{Type: journal.RunStarted, Run: run, Plan: in.Plan.Hash, Holder: e.Options.Holder}); err != nil {
+	if err := r.append(journal.Record{Type: journal.RunStarted, Run: run, Plan: in.Plan.Hash, Holder: e.Options.Holder, Seal: runSeal(in.Key, run, in.Plan.Hash)}); err != nil {
 		return nil, err
 	}
 	r.fp.hit(ctx, FailAfterRunStarted)
@@ -232,6 +237,9 @@ func (r *runner) closeFinished(ctx context.Context, res *Result) error {
 // twice. A run interrupted while compensating finishes its compensation
 // instead, and ends with a *CompensatedError.
 func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, error) {
+	if err := CheckDesired(in); err != nil {
+		return nil, err
+	}
 	path := JournalPath(e.StateDir, run)
 	w, recs, tail, err := journal.OpenAppend(path, journalOptions(path))
 	if err != nil {
@@ -243,6 +251,9 @@ func (e *Engine) Resume(ctx context.Context, run string, in Input) (*Result, err
 	}
 	st, err := resumable(recs, in.Plan.Hash)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRunSeal(recs[0], in.Key); err != nil {
 		return nil, err
 	}
 	// A stop request still here was meant for the run's earlier session

@@ -327,8 +327,21 @@ func TestResumeSettlesAnInDoubtStep(t *testing.T) {
 	}
 }
 
-// interrupted writes the journal of a run that died after recs.
+// interrupted writes the journal of a run that died after recs. A
+// run-started record without a seal is sealed as the engine seals it, with
+// the tests' key.
 func interrupted(t *testing.T, stateDir, run string, recs ...journal.Record) {
+	t.Helper()
+	for i, r := range recs {
+		if r.Type == journal.RunStarted && r.Seal == "" {
+			recs[i].Seal = runSeal(testKey, r.Run, r.Plan)
+		}
+	}
+	writeJournal(t, stateDir, run, recs...)
+}
+
+// writeJournal writes the journal of run as recs, as they are.
+func writeJournal(t *testing.T, stateDir, run string, recs ...journal.Record) {
 	t.Helper()
 	if err := createRun(stateDir, run, SourceApply); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/localpath"
 )
 
 // ErrNoRun is returned when a release has no run to resume or stop.
@@ -78,7 +79,9 @@ func RollbackOf(source string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-// LatestRun returns the id of the release's latest run.
+// LatestRun returns the id of the release's latest run. The pointer may
+// have come from shared state, so an id that is not one file name (a '/',
+// "..") is an error: it never becomes a path out of the runs directory.
 func LatestRun(stateDir string) (string, error) {
 	data, err := os.ReadFile(latestPath(stateDir))
 	if errors.Is(err, os.ErrNotExist) {
@@ -87,7 +90,11 @@ func LatestRun(stateDir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read latest run: %w", err)
 	}
-	return strings.TrimSpace(string(data)), nil
+	run := strings.TrimSpace(string(data))
+	if err := localpath.CheckName(run); err != nil {
+		return "", fmt.Errorf("read latest run %s: %w", latestPath(stateDir), err)
+	}
+	return run, nil
 }
 
 // RequestStop asks the run in progress to stop after its in-flight writes

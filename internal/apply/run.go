@@ -271,7 +271,7 @@ func (r *runner) revision() (int, error) {
 			rev.Objects = append(rev.Objects, history.Object{Ref: s.Ref, APIVersion: s.APIVersion, Resource: s.Resource, Manifest: s.Manifest})
 		}
 	}
-	n, err := history.Add(r.e.StateDir, rev)
+	n, err := history.Add(r.e.StateDir, r.in.Key, rev)
 	if err != nil {
 		return n, fmt.Errorf("record revision: %w", err) // n is set when the revision exists (only its index entry failed)
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/internal/readiness"
 )
 
 // ErrChanged is returned when an object changed, between approval and the
@@ -230,16 +231,25 @@ func (t *target) replace(ctx context.Context) (written, error) {
 	return t.create(ctx)
 }
 
+// waitGone waits until the object of uid is gone; when ctx ends first, its
+// error says which finalizers, if any, still held the object.
 func (t *target) waitGone(ctx context.Context, uid string) error {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	var held []string
 	for {
 		live, err := t.res.Get(ctx, t.step.Ref.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || (err == nil && string(live.GetUID()) != uid) {
 			return nil
 		}
+		if err == nil {
+			held = live.GetFinalizers()
+		}
 		select {
 		case <-ctx.Done():
+			if len(held) > 0 {
+				return fmt.Errorf("wait for the old object to go: %s: %w", readiness.Deleting(held), ctx.Err())
+			}
 			return fmt.Errorf("wait for the old object to go: %w", ctx.Err())
 		case <-tick.C:
 		}

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
@@ -134,7 +134,7 @@ func Encode(a *Archive) ([]byte, error) {
 // archive, has unknown fields, or lacks the target is an error naming the
 // file (and the line, for malformed JSON).
 func Read(path string) (*Archive, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("read session archive: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pynenc/piceli/internal/rundir"
 )
 
 // Containerd is a containerd of one test.
@@ -19,20 +21,30 @@ type Containerd struct {
 }
 
 // StartContainerd starts Debian's containerd as root from a private
-// config: its root, state and socket under a fresh directory, the CRI
-// plugin off. It stops when the test ends.
+// config: its root and state under a fresh temporary directory, its
+// sockets in that directory's runtime directory (see rundir), which fits a
+// unix socket address however long $TMPDIR is, the CRI plugin off. It
+// stops when the test ends.
 func StartContainerd(t testing.TB) *Containerd {
 	t.Helper()
 	NeedRoot(t)
 	bin := Need(t, "containerd", "containerd")
 	ctr := Need(t, "ctr", "containerd")
-	// A short path: unix socket paths are limited to 108 bytes.
 	dir, err := os.MkdirTemp("", "ctrd-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	c := &Containerd{Socket: filepath.Join(dir, "containerd.sock"), Ctr: ctr, Dir: dir}
+	run := rundir.For(dir)
+	if err := run.Create(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := run.Remove(); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	c := &Containerd{Socket: filepath.Join(run.Path, "containerd.sock"), Ctr: ctr, Dir: dir}
 	config := fmt.Sprintf(`version = 2
 root = %q
 state = %q

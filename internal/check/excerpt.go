@@ -2,14 +2,11 @@ package check
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
+
+	"github.com/pynenc/piceli/internal/redact"
 )
 
 // MaxExcerpt bounds the excerpt a check keeps of its output (a command's,
@@ -71,74 +68,16 @@ func (t *tail) String() string {
 	return fmt.Sprintf("[%d bytes before this omitted]\n%s", dropped, kept)
 }
 
-// Redactor takes secret values out of text before it is kept or shown.
-// The zero value redacts nothing.
-type Redactor struct {
-	needles []string // longest first
-}
+// Redactor takes secret values out of text before it is kept or shown;
+// see redact.Redactor for the encodings it finds. The zero value redacts
+// nothing.
+type Redactor = redact.Redactor
 
-// Redacted replaces each needle found in text.
-const Redacted = "[secret]"
+// Redacted replaces each secret value found.
+const Redacted = redact.Mark
 
-// MinSecret is the shortest value a Redactor looks for: shorter ones would
-// blot out ordinary text, and no generated value is that short.
-const MinSecret = 6
+// MinSecret is the shortest form a Redactor looks for.
+const MinSecret = redact.MinSecret
 
-// NewRedactor returns a Redactor for values: each as it is, base64
-// (standard and URL alphabets, padded or not), hex, URL- and JSON-escaped,
-// and, for a value of several lines (a PEM key), each line of it.
-func NewRedactor(values [][]byte) Redactor {
-	seen := map[string]bool{}
-	var out []string
-	add := func(s string) {
-		if len(s) >= MinSecret && !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	for _, v := range values {
-		s := string(v)
-		for _, form := range []string{s, base64.StdEncoding.EncodeToString(v), base64.RawStdEncoding.EncodeToString(v),
-			base64.URLEncoding.EncodeToString(v), base64.RawURLEncoding.EncodeToString(v), hex.EncodeToString(v),
-			url.QueryEscape(s), jsonEscape(s)} {
-			add(form)
-		}
-		for _, inner := range base64Inner(v) {
-			add(inner)
-		}
-		for line := range strings.SplitSeq(s, "\n") {
-			add(strings.TrimSpace(line))
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return Redactor{needles: out}
-}
-
-// base64Inner returns the base64 characters v fixes wherever it starts
-// inside a longer base64 text (one form per offset modulo three, in both
-// alphabets), so a value encoded as part of a larger blob is found too.
-func base64Inner(v []byte) []string {
-	var out []string
-	for off := range 3 {
-		enc := base64.StdEncoding.EncodeToString(append(make([]byte, off), v...))
-		from, to := 4*((off+2)/3), 4*((off+len(v))/3)
-		if from < to {
-			out = append(out, enc[from:to], strings.NewReplacer("+", "-", "/", "_").Replace(enc[from:to]))
-		}
-	}
-	return out
-}
-
-// Redact returns text with every secret value replaced by Redacted.
-func (r Redactor) Redact(text string) string {
-	for _, n := range r.needles {
-		text = strings.ReplaceAll(text, n, Redacted)
-	}
-	return text
-}
-
-// jsonEscape returns s as a JSON string holds it, without the quotes.
-func jsonEscape(s string) string {
-	q, _ := json.Marshal(s)
-	return string(q[1 : len(q)-1])
-}
+// NewRedactor returns a Redactor for values.
+func NewRedactor(values [][]byte) Redactor { return redact.New(values) }

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"os"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/artifact"
@@ -97,11 +94,11 @@ func (f *importFlags) finish(cmd *cobra.Command) error {
 		f.opts.Grants = append(f.opts.Grants, grant)
 	}
 	if f.passwordFile != "" {
-		data, err := os.ReadFile(f.passwordFile)
+		pw, err := artifact.ReadPasswordFile(f.passwordFile)
 		if err != nil {
 			return err
 		}
-		f.opts.Registry.Password = strings.TrimRight(string(data), "\r\n")
+		f.opts.Registry.Password = pw
 	}
 	return nil
 }

@@ -60,7 +60,7 @@ export_timeout (3s by default, 10s at most); telemetry never fails a deploy.`,
 	}
 	fl := cmd.Flags()
 	f.specFlag.register(cmd)
-	fl.StringVar(&f.opts.Approve, "approve", "", "hash (or its first 12 hex digits) of the plan to apply")
+	fl.StringVar(&f.opts.Approve, "approve", "", "hash of the plan to apply, or its first 12 to 64 lower-case hex digits")
 	fl.BoolVar(&f.opts.Resume, "resume", false, "continue the latest deploy that did not finish")
 	fl.StringVar(&f.until, "until", "", "stop after this stage: inputs, build, deliver, plan, apply or checks")
 	fl.StringArrayVar(&f.grants, "grant", nil, "TOOL=PATH: let the deliver stage run this tool (ctr)")

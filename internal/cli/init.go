@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/internal/scaffold"
+	"github.com/pynenc/piceli/release"
 )
 
 func newInitCmd() *cobra.Command {
@@ -22,7 +23,12 @@ Steps:
      are never overwritten
   2. point the module at the local Piceli source with a replace directive
      (Piceli is not served by the Go module proxy yet)
-  3. run "go mod tidy" so the project renders at once
+  3. release.toml keeps the release's state in the cluster (state =
+     "cluster"), signed by the machines it lists in state_signers: this
+     machine's state signing key is created if missing ($PICELI_STATE_KEY_FILE
+     or <user config dir>/piceli/state-signing.key) and its public line
+     written there (see "piceli state key")
+  4. run "go mod tidy" so the project renders at once
 
 Then: piceli render --spec DIR/release.toml`,
 		Args: cobra.MaximumNArgs(1),
@@ -56,10 +62,19 @@ func runInit(cmd *cobra.Command, dir string, opts scaffold.Options, noTidy bool)
 	if opts.PiceliSource == "" {
 		opts.PiceliSource = sourceDir()
 	}
+	if err := scaffold.Check(abs); err != nil {
+		return refused(err) // before a key is made for a project that will not be
+	}
+	key, err := release.MachineStateKey("", "")
+	if err != nil {
+		return err
+	}
+	opts.StateSigner = key.Signer
 	if err := scaffold.Write(abs, opts); err != nil {
 		return refused(err)
 	}
 	cmd.Printf("wrote %v in %s\n", scaffold.Files, abs)
+	cmd.Printf("release.toml trusts this machine to write the release's state: %s (key %s%s)\n", key.Signer, key.File, map[bool]string{true: ", created now"}[key.Created])
 	cmd.Printf("go.mod reaches Piceli through: replace %s => %s\n", scaffold.PiceliModule, opts.PiceliSource)
 	if !noTidy {
 		cmd.Println("running go mod tidy (downloads Piceli's dependencies on first use)")

@@ -19,6 +19,12 @@ func TestInitThenRender(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "go.sum")); err != nil {
 		t.Errorf("init left no go.sum: %v", err)
 	}
+	key := run(t, "state", "key")
+	spec, _ := os.ReadFile(filepath.Join(dir, "release.toml"))
+	id := strings.Fields(key.stdout)[0]
+	if !strings.Contains(string(spec), "state_signers = [\n  \""+id+" ") || !strings.Contains(res.stdout, "release.toml trusts this machine") {
+		t.Errorf("init does not list this machine's key %s in state_signers, or does not say so:\n%s\n%s", id, spec, res.stdout)
+	}
 	r := run(t, "render", "--spec", filepath.Join(dir, "release.toml"))
 	if r.code != 0 {
 		t.Fatalf("render of a new project: exit %d: %s", r.code, r.stderr)

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // interrupts turns Ctrl-C (and SIGTERM) into the two steps a writing
@@ -66,4 +67,57 @@ func softStop(ctx context.Context, w io.Writer) <-chan struct{} {
 		in.soft, in.w = make(chan struct{}), w
 	}
 	return in.soft
+}
+
+// ExitInterrupted is the exit code of a command abandoned after an
+// interrupt (128 + SIGINT, as shells report it).
+const ExitInterrupted = 130
+
+// interruptGrace is how long a command that has nothing journaled in
+// flight gets, once interrupted, to end by itself before Run returns
+// without it: a read or a request that ignores its context (a FIFO's open,
+// a device read) must not keep the process alive. It outlasts the bounded
+// cleanups commands do on an interrupt (an import gives its tool 3 s
+// between SIGTERM and SIGKILL, then writes its receipt).
+const interruptGrace = 5 * time.Second
+
+// promptly runs cmd and returns its exit code, or ExitInterrupted when ctx
+// was cancelled by an interrupt while no run was registered and cmd has
+// not ended within interruptGrace. A command with a run registered is
+// always waited for: its journal decides what the interrupt means.
+func promptly(ctx context.Context, stderr io.Writer, cmd func() int) int {
+	done := make(chan int, 1)
+	go func() { done <- cmd() }()
+	select {
+	case code := <-done:
+		return code
+	case <-idleInterrupt(ctx):
+	}
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(interruptGrace):
+		fmt.Fprintln(stderr, "piceli: interrupted; nothing journaled was in flight")
+		return ExitInterrupted
+	}
+}
+
+// idleInterrupt returns a channel closed when ctx ends while no run is
+// registered with its interrupts; nil (never closed) when ctx has none.
+func idleInterrupt(ctx context.Context) <-chan struct{} {
+	in, ok := ctx.Value(interruptsKey{}).(*interrupts)
+	if !ok {
+		return nil
+	}
+	out := make(chan struct{})
+	go func() {
+		<-ctx.Done()
+		in.mu.Lock()
+		idle := in.soft == nil
+		in.mu.Unlock()
+		if idle {
+			close(out)
+		}
+	}()
+	return out
 }

@@ -41,7 +41,7 @@ func (f *clusterFlags) connect(cmd *cobra.Command) (*observe.Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.PrintErrf("using server %s, context %s (kubeconfig %s)\n", cl.Server, cl.Context, f.kubeconfig)
+	cmd.PrintErrln(cl.Using())
 	return cl, nil
 }
 

@@ -19,15 +19,18 @@ func newObserveServeCmd() *cobra.Command {
 /v1/forwards/start and /v1/forwards/stop) and a browser UI from embedded
 assets (no CDN, no external font).
 
-The Host header must name the server on its port (127.0.0.1, [::1] or
-localhost); every /v1 request needs the per-process token the UI page is
-given (Authorization: Bearer); a POST also needs the server's own Origin.
+It prints a launch URL carrying a one-time secret: the browser that opens
+it first gets a session cookie (HttpOnly, SameSite=Strict) and the clean
+URL; the page and every /v1 request need that cookie, and the page without
+it says to open the launch URL and carries nothing else. The Host header
+must name the server on its port (127.0.0.1, [::1] or localhost); a POST
+also needs the server's own Origin.
 No CORS headers; a strict Content-Security-Policy; bodies up to 4 KiB.
 
 Steps:
   1. read the archive and, with --user, that user's saved forwards for this
      cluster and context
-  2. listen, start those forwards, print the URL
+  2. listen, start those forwards, print the one-time launch URL
   3. serve until Ctrl-C, then end every forward it started`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -47,7 +50,7 @@ Steps:
 			if err != nil {
 				return err
 			}
-			cmd.Printf("serving the operations lens at %s (Ctrl-C to stop)\n", s.URL())
+			cmd.Printf("serving the operations lens at %s (open it once; Ctrl-C to stop)\n", s.LaunchURL())
 			err = s.Serve(cmd.Context())
 			cmd.PrintErrln("stopped; every forward it started has ended")
 			return err

@@ -93,9 +93,12 @@ func TestServeExitsCleanlyOnSIGINT(t *testing.T) {
 
 	p := startPiceli(t, "", "observe", "serve", "--archive", archivePath, "--kubeconfig", sb.Kubeconfig, "--context", sb.Context,
 		"--user", "alice", "--prefs-dir", prefsDir, "--port", "0")
-	base := serveURL(t, p)
-	token := pageToken(t, base)
-	fwd := waitRunning(t, base, token, "api")
+	base, launch := serveURL(t, p)
+	cookie := launchCookie(t, base+launch)
+	if page := getBody(t, base+"/", ""); strings.Contains(page, launch[len("/?launch="):]) || !strings.Contains(page, "launch URL") {
+		t.Errorf("GET / without the cookie = %q, want a page sending to the launch URL and carrying no secret", page)
+	}
+	fwd := waitRunning(t, base, cookie, "api")
 	if body := getBody(t, "http://"+fwd, ""); body != backend.Token {
 		t.Fatalf("GET through the restored forward = %q, want the loopback server's token", body)
 	}
@@ -113,14 +116,15 @@ func TestServeExitsCleanlyOnSIGINT(t *testing.T) {
 	}
 }
 
-var servingLine = regexp.MustCompile(`serving the operations lens at (http://127\.0\.0\.1:\d+)/`)
+var servingLine = regexp.MustCompile(`serving the operations lens at (http://127\.0\.0\.1:\d+)(/\?launch=[0-9a-f]{64})`)
 
-func serveURL(t *testing.T, p *proc) string {
+// serveURL returns the base URL serve printed and its launch path.
+func serveURL(t *testing.T, p *proc) (string, string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := servingLine.FindStringSubmatch(p.out.String()); m != nil {
-			return m[1]
+			return m[1], m[2]
 		}
 		select {
 		case <-p.done:
@@ -129,28 +133,33 @@ func serveURL(t *testing.T, p *proc) string {
 		}
 	}
 	t.Fatalf("serve did not say where it serves:\n%s", p.out.String())
-	return ""
+	return "", ""
 }
 
-var tokenMeta = regexp.MustCompile(`<meta name="piceli-token" content="([0-9a-f]{64})">`)
-
-// pageToken reads the token the UI page is handed.
-func pageToken(t *testing.T, base string) string {
+// launchCookie opens the launch URL once, as a browser would, and
+// returns the session cookie it sets ("name=value").
+func launchCookie(t *testing.T, launchURL string) string {
 	t.Helper()
-	m := tokenMeta.FindStringSubmatch(getBody(t, base+"/", ""))
-	if m == nil {
-		t.Fatalf("the UI page carries no token")
+	client := &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(launchURL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return m[1]
+	res.Body.Close()
+	cs := res.Cookies()
+	if res.StatusCode != http.StatusSeeOther || len(cs) != 1 || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode {
+		t.Fatalf("GET of the launch URL = %d with cookies %v, want a redirect setting one HttpOnly SameSite=Strict cookie", res.StatusCode, cs)
+	}
+	return cs[0].Name + "=" + cs[0].Value
 }
 
 // waitRunning waits until the server lists the forward running and
 // returns its local address.
-func waitRunning(t *testing.T, base, token, name string) string {
+func waitRunning(t *testing.T, base, cookie, name string) string {
 	t.Helper()
 	var last string
 	for range 100 {
-		last = getBody(t, base+"/v1/forwards", token)
+		last = getBody(t, base+"/v1/forwards", cookie)
 		var doc struct {
 			Forwards []observe.ForwardState `json:"forwards"`
 		}
@@ -167,13 +176,14 @@ func waitRunning(t *testing.T, base, token, name string) string {
 	return ""
 }
 
-func getBody(t *testing.T, url, token string) string {
+// getBody GETs url, with cookie ("name=value") when not empty.
+func getBody(t *testing.T, url, cookie string) string {
 	t.Helper()
 	var last error
 	for range 20 {
 		req, _ := http.NewRequest("GET", url, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
+		if cookie != "" {
+			req.Header.Set("Cookie", cookie)
 		}
 		res, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
 		if err == nil {

@@ -35,7 +35,7 @@ func (f *registryFlags) register(cmd *cobra.Command, uninstall bool) {
 		fl.StringVar(&f.opts.Storage, "storage", "", "size of the registry's claim (default 10Gi)")
 		fl.StringVar(&f.opts.Image, "image", "", "a registry:2-compatible image pinned by digest")
 	}
-	fl.StringVar(&f.run.approve, "approve", "", "hash (or its first 12 hex digits) of the plan to apply")
+	fl.StringVar(&f.run.approve, "approve", "", "hash of the plan to apply, or its first 12 to 64 lower-case hex digits")
 	fl.BoolVar(&f.run.allowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
 	fl.StringVarP(&f.run.output, "output", "o", "text", "output format: text or json")
 }
@@ -59,6 +59,11 @@ Push to it with "piceli artifacts import LAYOUT --to registry --via-forward
 service/registry:5000 --kubeconfig F --context C --namespace N".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.run.approve != "" {
+				if err := release.CheckApproval(f.run.approve); err != nil {
+					return err // before --dir is written
+				}
+			}
 			spec, err := artifact.RegistryRelease(f.opts)
 			if err != nil {
 				return artifactErr(err)

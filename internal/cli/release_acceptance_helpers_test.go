@@ -24,6 +24,7 @@ import (
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/release"
 )
 
 // The acceptance tests of the engine (issue 5) run the command tree
@@ -41,7 +42,13 @@ var binary struct {
 // after the tests.
 func TestMain(m *testing.M) {
 	sandboxtest.AgentMain() // the agent of the real-node tests' sandboxes
+	keyDir, err := testStateKey()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "make the tests' state signing key: %v\n", err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	os.RemoveAll(keyDir)
 	if err := stopAppsSandbox(); err != nil {
 		fmt.Fprintf(os.Stderr, "stop the app tests' sandbox: %v\n", err)
 		if code == 0 {
@@ -370,6 +377,34 @@ func (r *testRelease) gone(t *testing.T, s plan.Step) bool {
 	return u.GetDeletionTimestamp() != nil
 }
 
+// machineSigner is the tests' machine key as a state_signers entry, and
+// signersLine the [release] line trusting it; testStateKey sets both.
+var machineSigner, signersLine string
+
+// testStateKey makes the signing key of "this machine" for every test of
+// the package, in a temporary directory named by PICELI_STATE_KEY_FILE
+// (which the built binary inherits too), so that no test reads or writes
+// the user's own key; and sets signersLine and sharedState to trust it.
+// It returns the directory to remove.
+func testStateKey() (string, error) {
+	dir, err := os.MkdirTemp("", "piceli-cli-state-key-")
+	if err != nil {
+		return "", err
+	}
+	os.Setenv(stateKeyEnv, filepath.Join(dir, "state.key"))
+	k, err := release.MachineStateKey("", "cli tests")
+	if err != nil {
+		return dir, err
+	}
+	machineSigner = k.Signer
+	signersLine = fmt.Sprintf("state_signers = [%q]\n", k.Signer)
+	sharedState = "state = \"cluster\"\n" + signersLine
+	return dir, nil
+}
+
+// stateKeyEnv names this machine's state signing key file.
+const stateKeyEnv = "PICELI_STATE_KEY_FILE"
+
 // testStateEnv, set to "cluster", runs every release these tests write
 // with [release] state = "cluster" unless the test names a mode itself:
 // PICELI_TEST_STATE=cluster go test ./internal/cli runs the suite against
@@ -380,7 +415,7 @@ const testStateEnv = "PICELI_TEST_STATE"
 // [release] table.
 func withTestState(extra string) string {
 	if mode := os.Getenv(testStateEnv); mode != "" && !strings.Contains(extra, "state =") {
-		return fmt.Sprintf("state = %q\n", mode) + extra // first: extra may open [[checks]]
+		return fmt.Sprintf("state = %q\n", mode) + signersLine + extra // first: extra may open [[checks]]
 	}
 	return extra
 }

@@ -22,15 +22,17 @@ func newHistoryCmd() *cobra.Command {
 Steps:
   1. read the revisions in the state directory (no cluster is contacted,
      unless [release] state = "cluster": then the state is pulled first)
-  2. print each one's number, plan hash, run, source (apply or rollback),
-     finish time and object count, or one JSON document with -o json`,
+  2. check each revision's seal (a rollback checks it against its plan too)
+  3. print each one's number, plan hash, run, source (apply or rollback),
+     finish time and object count, and why it is damaged, if it is, or one
+     JSON document with -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
 			}
-			revs, err := r.History(cmd.Context(), release.HistoryOptions{})
+			revs, err := r.History(cmd.Context(), release.HistoryOptions{Verify: true})
 			if err != nil {
 				return err
 			}
@@ -61,6 +63,11 @@ func printHistory(cmd *cobra.Command, revs []release.Revision) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, release.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), objects, checksColumn(r.Checks))
 	}
 	tw.Flush()
+	for _, r := range revs {
+		if r.Damaged != "" {
+			cmd.Printf("DAMAGED: %s\n", r.Damaged)
+		}
+	}
 }
 
 func writeJSON(cmd *cobra.Command, v any) error {
@@ -78,7 +85,8 @@ func newReleaseStatusCmd() *cobra.Command {
 		Long: `Show the release's latest revision and run.
 
 Steps:
-  1. read the latest revision from the state directory
+  1. read the latest revision from the state directory and check it as a
+     rollback or compensation would before restoring it (seal, plan, objects)
   2. replay the latest run's journal (read-only) and print its status, its
      plan, how many waves are ready, and whether a resume has work to do
   3. for a run its journal calls running, check the state directory's file
@@ -115,6 +123,9 @@ No cluster is contacted and nothing is written, unless [release] state =
 func printReleaseStatus(cmd *cobra.Command, st *release.Status, spec string) {
 	if r := st.Latest; r != nil {
 		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, release.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
+		if r.Damaged != "" {
+			cmd.Printf("DAMAGED: %s; a rollback or compensation will not restore it\n", r.Damaged)
+		}
 	}
 	run := st.Run
 	if run == nil {

@@ -33,6 +33,6 @@ Steps:
 	}
 	f.registerRun(cmd)
 	cmd.Flags().IntVar(&to, "to", 0, "revision to go back to (default: the one before the latest)")
-	cmd.Flags().StringVar(&f.approve, "approve", "", "hash of the rollback plan to apply")
+	cmd.Flags().StringVar(&f.approve, "approve", "", "hash of the rollback plan to apply, or its first 12 to 64 lower-case hex digits")
 	return cmd
 }

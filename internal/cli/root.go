@@ -15,8 +15,15 @@ import (
 var Version = "dev"
 
 // Run executes the command tree with args and returns the process exit code.
-// Errors are printed once, as one line, to stderr.
+// Errors are printed once, as one line, to stderr. An interrupt that cancels
+// ctx while nothing journaled is in flight makes Run return within
+// interruptGrace (ExitInterrupted), whether or not the command has ended.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return promptly(ctx, stderr, func() int { return execute(ctx, args, stdout, stderr) })
+}
+
+// execute runs the command tree once.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	quietClientLogs()
 	root := NewRoot()
 	root.SetArgs(args)

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,15 +14,16 @@ import (
 func newStateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "state",
-		Short: "Show, pull, export, import or migrate the release's state",
+		Short: "Show, pull, export, import or migrate the release's state, or print this machine's signing key",
 		Long: `Work with the release's state: its plans, runs and their journals,
 revisions, digest key and private secret versions. With [release] state =
-"cluster" it lives in the target cluster as labelled, chunked Secrets and
-state_dir is a cache; with state = "local" state_dir is the only copy.
-See docs/state.md.`,
+"cluster" it lives in the target cluster as labelled, chunked Secrets,
+signed by the machine that wrote them with a key [release] state_signers
+lists, and state_dir is a cache; with state = "local" state_dir is the
+only copy. See docs/state.md.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newStateShowCmd(), newStatePullCmd(), newStateExportCmd(), newStateImportCmd(), newStateMigrateCmd())
+	cmd.AddCommand(newStateKeyCmd(), newStateShowCmd(), newStatePullCmd(), newStateExportCmd(), newStateImportCmd(), newStateMigrateCmd())
 	return cmd
 }
 
@@ -36,9 +37,10 @@ func newStateShowCmd() *cobra.Command {
 
 Steps:
   1. count the files of the state directory
-  2. for state = "cluster": read the manifest Secret, check every chunk of
-     the current snapshot against its digest, and print both snapshots
-     (generation, size, chunks, writer) and what is missing, if anything
+  2. for state = "cluster": read the manifest Secret, verify the current
+     snapshot's signature and check every chunk of it against its digest,
+     and print both snapshots (generation, size, chunks, writer, signer)
+     and what is wrong or missing, if anything
 
 Nothing is written.`,
 		Args: cobra.NoArgs,
@@ -73,8 +75,8 @@ func printState(cmd *cobra.Command, info *release.StateInfo) {
 		snap *release.StateSnapshot
 	}{{"current", info.Current}, {"previous", info.Previous}} {
 		if s.snap != nil {
-			cmd.Printf("%s: generation %d, %d files, %d bytes in %d chunks, written by %s (lease transition %d)\n",
-				s.name, s.snap.Generation, s.snap.Files, s.snap.Size, len(s.snap.Chunks), s.snap.Writer, s.snap.Transitions)
+			cmd.Printf("%s: generation %d, %d files, %d bytes in %d chunks, written by %s (lease transition %d), signed by %s\n",
+				s.name, s.snap.Generation, s.snap.Files, s.snap.Size, len(s.snap.Chunks), s.snap.Writer, s.snap.Transitions, cmp.Or(s.snap.Signer, "nobody"))
 		}
 	}
 	if info.Current == nil {
@@ -87,16 +89,23 @@ func printState(cmd *cobra.Command, info *release.StateInfo) {
 
 func newStatePullCmd() *cobra.Command {
 	var f targetFlags
+	var acceptOlder int64
 	cmd := &cobra.Command{
-		Use:   "pull --spec release.toml",
+		Use:   "pull --spec release.toml [--accept-older GENERATION]",
 		Short: "Bring the state directory up to date from the cluster",
 		Long: `Bring the state directory (the cache) up to date from the cluster.
 
 Steps:
-  1. read the manifest and every chunk of the current snapshot, checking
-     digests; a torn snapshot is refused, naming what is missing, and the
-     previous complete one is used
-  2. merge it into the state directory: files written here and not pushed
+  1. read the manifest and verify the current snapshot's signature: a key
+     of [release] state_signers, over this release, namespace and cluster;
+     an unsigned or untrusted snapshot is refused and nothing is merged
+  2. refuse a snapshot older than the newest this machine has seen (a
+     restored backup, or a replay), or no state where it has seen one,
+     unless --accept-older names exactly that generation (0: no state)
+  3. read every chunk of the snapshot, checking digests; a torn snapshot
+     is refused, naming what is missing, and the previous complete one is
+     used (verified the same way)
+  4. merge it into the state directory: files written here and not pushed
      yet are kept; a journal this machine appended to is kept`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -104,7 +113,14 @@ Steps:
 			if err != nil {
 				return err
 			}
-			got, err := r.PullState(cmd.Context())
+			var opts release.PullStateOptions
+			if cmd.Flags().Changed("accept-older") {
+				if acceptOlder < 0 {
+					return refusedf("--accept-older %d: want a generation, 0 or more", acceptOlder)
+				}
+				opts.AcceptOlder = &acceptOlder
+			}
+			got, err := r.PullState(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
@@ -116,6 +132,46 @@ Steps:
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().Int64Var(&acceptOlder, "accept-older", 0, "accept the cluster's state although it is older than what this machine has seen: exactly this generation (0: no state)")
+	return cmd
+}
+
+func newStateKeyCmd() *cobra.Command {
+	var output, name string
+	cmd := &cobra.Command{
+		Use:   "key [--name NAME] [-o json]",
+		Short: "Print this machine's state signing key line, creating the key if missing",
+		Long: `Print the line that lets this machine write a release's shared state:
+paste it into [release] state_signers of release.toml.
+
+Steps:
+  1. find this machine's signing key: the file $PICELI_STATE_KEY_FILE
+     names, or <user config dir>/piceli/state-signing.key
+  2. create it when missing: a fresh ed25519 key, owner-only (0600) in a
+     0700 directory; a key file open to group or others, or not a regular
+     file, is refused
+  3. print "ed25519:<base64 public key> NAME" (NAME: --name, or user@host)
+
+The private key never leaves the file. Each machine and CI runner that
+plans, applies or pushes state has its own key; readers need none.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			k, err := release.MachineStateKey("", name)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, map[string]any{"schema": "piceli.state-key/v1", "key": k})
+			}
+			if k.Created {
+				cmd.PrintErrf("created this machine's state signing key %s\n", k.File)
+			}
+			cmd.Println(k.Signer)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&name, "name", "", "the name on the signer line (default: user@host)")
 	return cmd
 }
 
@@ -131,11 +187,11 @@ func (p *passphraseFlag) read() (string, error) {
 	if p.file == "" {
 		return "", refused(fmt.Errorf("--passphrase-file is required: a state export is always encrypted"))
 	}
-	data, err := os.ReadFile(p.file)
+	phrase, err := release.ReadPassphraseFile(p.file)
 	if err != nil {
 		return "", refused(fmt.Errorf("read --passphrase-file: %w", err))
 	}
-	return strings.TrimRight(string(data), "\r\n"), nil
+	return phrase, nil
 }
 
 func newStateExportCmd() *cobra.Command {
@@ -201,7 +257,7 @@ Steps:
 			if err != nil {
 				return err
 			}
-			in, err := os.Open(args[0])
+			in, err := release.OpenStateExport(args[0])
 			if err != nil {
 				return refused(err)
 			}

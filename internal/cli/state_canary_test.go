@@ -112,7 +112,7 @@ func assertClusterHoldsValuesOnlyInSecrets(t *testing.T, r *secretRelease, canar
 			t.Errorf("live %T holds secret values: %s", o, strings.Join(l, "; "))
 		}
 	}
-	c := &state.Cluster{Client: cs, Namespace: r.ns, Release: r.name, Dir: t.TempDir()}
+	c := &state.Cluster{Client: cs, Namespace: r.ns, Release: r.name, Dir: t.TempDir(), ClusterUID: clusterUID(t, r.sb), Signers: trustedSigners(t)}
 	_, _, files, _, err := c.Read(ctx)
 	if err != nil || stateSecrets < 2 || !filesHold(files, canaries["file"]) {
 		t.Errorf("state Secrets: %d, read %v; want a manifest and chunks holding the file value", stateSecrets, err)

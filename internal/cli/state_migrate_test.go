@@ -17,7 +17,7 @@ import (
 func TestStateMigrateBothWaysAndShowNamesADeletedChunk(t *testing.T) {
 	t.Parallel()
 	sb := sandboxtest.Cluster(t)
-	a := newRelease(t, sb, `state = "local"`+"\n", smallManifests())
+	a := newRelease(t, sb, `state = "local"`+"\n"+signersLine, smallManifests())
 	a.apply(t, a.plan(t))
 	if res := run(t, "state", "migrate", "--spec", a.spec, "--to", "cluster"); res.code != ExitOK || !strings.Contains(res.stdout, `now set state = "cluster"`) {
 		t.Fatalf("state migrate --to cluster: exit %d\n%s%s", res.code, res.stdout, res.stderr)

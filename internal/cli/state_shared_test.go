@@ -13,9 +13,9 @@ import (
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
-// sharedState is the [release] line of a release whose state is in the
-// cluster.
-const sharedState = "state = \"cluster\"\n"
+// sharedState is the [release] lines of a release whose state is in the
+// cluster, signed by the tests' machine key (set by TestMain).
+var sharedState string
 
 // sharedKeys is one generated value: the value a second machine with an
 // empty secret store would generate anew, were the state not shared.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // keyVersion changes whenever the way binaries are built changes.
@@ -107,7 +109,7 @@ func hashModuleFiles(h hash.Hash, m *listModule) error {
 
 // hashFile adds a file's name, size and contents.
 func hashFile(h hash.Hash, path string) error {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Options{})
 	if err != nil {
 		return fmt.Errorf("hash build input: %w", err)
 	}

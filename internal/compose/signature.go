@@ -8,9 +8,10 @@ import (
 	"go/token"
 	"go/types"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
 
 // appImportPath is the package a composition function's types come from.
@@ -125,7 +126,7 @@ func isAppPointer(e ast.Expr, alias, name string) bool {
 // declaresMain reports whether any of files declares func main.
 func declaresMain(dir string, files []string) (bool, error) {
 	for _, name := range files {
-		src, err := os.ReadFile(filepath.Join(dir, name))
+		src, err := inputfile.Read(filepath.Join(dir, name), inputfile.SpecLimit)
 		if err != nil {
 			return false, err
 		}

@@ -53,7 +53,7 @@ func TestAddIsIdempotentPerRun(t *testing.T) {
 			}
 			before := snapshot(t, dir)
 
-			n, err := Add(dir, tt.again())
+			n, err := Add(dir, testKey, tt.again())
 			if n != tt.wantN || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("Add() = %d, %v; want %d and an error containing %q", n, err, tt.wantN, tt.wantErr)
 			}
@@ -69,7 +69,7 @@ func TestAddIsIdempotentPerRun(t *testing.T) {
 func TestAddWithoutRunAlwaysAdds(t *testing.T) {
 	dir := t.TempDir()
 	for want := 1; want <= 2; want++ {
-		if n, err := Add(dir, Revision{Plan: "sha256:a", Outcome: "finished"}); n != want || err != nil {
+		if n, err := Add(dir, testKey, Revision{Plan: "sha256:a", Outcome: "finished"}); n != want || err != nil {
 			t.Fatalf("Add(a revision without a run) = %d, %v; want %d", n, err, want)
 		}
 	}

@@ -41,6 +41,10 @@ type Revision struct {
 	Secrets map[string]int `json:"secrets,omitempty"`
 	// Checks are the run's checks, or that it skipped them.
 	Checks *Checks `json:"checks,omitempty"`
+	// Seal is a keyed digest of every other field under a key derived
+	// from the release's digest key (see Verify), set by Add. Whoever
+	// edits a revision file without the key cannot make a matching one.
+	Seal string `json:"seal,omitempty"`
 }
 
 // Object is one object of a revision as it was applied. Secret values are
@@ -58,9 +62,9 @@ func file(stateDir string, n int) string {
 	return filepath.Join(dir(stateDir), fmt.Sprintf("%06d.json", n))
 }
 
-// Add stores r as the release's next revision, atomically and owner-only,
-// then adds it to the history index (see Summaries), and returns its
-// number. Add is idempotent per run: when a revision of r.Run exists
+// Add stores r as the release's next revision, sealed with key (the
+// release's digest key, see Verify), atomically and owner-only, then adds
+// it to the history index (see Summaries), and returns its number. Add is idempotent per run: when a revision of r.Run exists
 // already (a resume redoing the end of a run that crashed after recording
 // it), Add writes nothing and returns that revision's number, or an error
 // when that revision is of another plan. A revision without a Run is
@@ -68,7 +72,7 @@ func file(stateDir string, n int) string {
 // the index, still returns the number: the revision exists, and Summaries
 // catches the index up. The caller holds the release's lock: two Adds at
 // once could pick the same number.
-func Add(stateDir string, r Revision) (int, error) {
+func Add(stateDir string, key []byte, r Revision) (int, error) {
 	ns, err := numbers(stateDir)
 	if err != nil {
 		return 0, err
@@ -83,6 +87,9 @@ func Add(stateDir string, r Revision) (int, error) {
 	r.Schema, r.Number = Schema, 1
 	if len(ns) > 0 {
 		r.Number = ns[len(ns)-1] + 1
+	}
+	if r.Seal, err = sealOf(key, r); err != nil {
+		return 0, err
 	}
 	if err := store(stateDir, r); err != nil {
 		return 0, err

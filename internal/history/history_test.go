@@ -14,7 +14,7 @@ func TestAddListLoad(t *testing.T) {
 		t.Fatalf("List(empty) = %v, %v; want none", list, err)
 	}
 	for _, hash := range []string{"sha256:a", "sha256:b"} {
-		if _, err := Add(dir, Revision{Plan: hash, Outcome: "finished", Objects: []Object{{Ref: object.Ref{Kind: "ConfigMap", Name: "c"}}}}); err != nil {
+		if _, err := Add(dir, testKey, Revision{Plan: hash, Outcome: "finished", Objects: []Object{{Ref: object.Ref{Kind: "ConfigMap", Name: "c"}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -30,6 +30,10 @@ type Summary struct {
 	Unchanged bool           `json:"unchanged,omitempty"`
 	Secrets   map[string]int `json:"secrets,omitempty"`
 	Checks    *Checks        `json:"checks,omitempty"`
+	// Damaged says why the revision may not be applied again (its seal
+	// fails, or its objects are not its plan's), when a reader checked;
+	// empty when it passed or was not checked. Never stored in the index.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Summary returns r's summary. Its Secrets is a copy.

@@ -46,7 +46,7 @@ func addRevisions(tb testing.TB, dir string, n, objects int) []Summary {
 	var want []Summary
 	for i := len(have) + 1; i <= len(have)+n; i++ {
 		r := revision(i, objects)
-		num, err := Add(dir, r)
+		num, err := Add(dir, testKey, r)
 		if err != nil {
 			tb.Fatalf("Add(revision %d) error = %v", i, err)
 		}
@@ -172,7 +172,7 @@ func TestAddWhenTheIndexCannotBeWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := revision(2, 1)
-	n, err := Add(dir, r)
+	n, err := Add(dir, testKey, r)
 	if n != 2 || err == nil {
 		t.Fatalf("Add() with an unwritable index = %d, %v; want 2 and an error", n, err)
 	}

@@ -54,7 +54,7 @@ func readLive(ctx context.Context, t Target, log io.Writer) ([]source, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "using server %s, context %s (kubeconfig %s)\n", c.Server, c.ContextName, t.Kubeconfig)
+	fmt.Fprintln(log, c.Using())
 	if err := checkNamespace(ctx, c, t.Namespace); err != nil {
 		return nil, err
 	}

@@ -19,7 +19,9 @@ const maxRounds = 4
 
 // generate generates the module, renders it until every object renders
 // as it was imported (lowering the form of those that do not), then
-// writes it to Out.
+// writes it to Out. A module that does not render (its program failed or
+// panicked) or still differs after maxRounds is refused: nothing is
+// written.
 func (r *run) generate(ctx context.Context, objs []importgen.Object) (*Result, error) {
 	want, err := Normal(manifests(objs), r.namespace, r.app)
 	if err != nil {
@@ -48,7 +50,7 @@ func (r *run) generate(ctx context.Context, objs []importgen.Object) (*Result, e
 			return r.write(dir, objs, out)
 		}
 	}
-	return nil, fmt.Errorf("import: the generated module still differs from the imported objects after %d renders", maxRounds)
+	return nil, refusef("import: the generated module still differs from the imported objects after %d renders; nothing was written", maxRounds)
 }
 
 // check renders the module and lowers the form of each object it does not
@@ -84,7 +86,7 @@ func (r *run) lowerAllBuilders(objs []importgen.Object, out *importgen.Output, c
 		}
 	}
 	if !lowered {
-		return fmt.Errorf("import: the generated module does not render: %w", cause)
+		return refusef("import: the generated module does not render, so nothing was written: %w", cause)
 	}
 	fmt.Fprintf(logOf(r.opts), "the builder calls do not render (%v); writing them as literals\n", cause)
 	return nil
@@ -104,12 +106,12 @@ func (r *run) lower(ref object.Ref, path string, objs []importgen.Object, out *i
 		case out.Forms[i] != importgen.File:
 			objs[i].Max = importgen.File
 		default:
-			return fmt.Errorf("import: %s (%s) renders differently from its YAML file at %s", ref, objs[i].Origin, path)
+			return refusef("import: %s (%s) renders differently from its YAML file at %s; nothing was written", ref, objs[i].Origin, path)
 		}
 		fmt.Fprintf(logOf(r.opts), "%s: its %s renders differently at %s; writing it as a %s\n", ref, out.Forms[i], path, objs[i].Max)
 		return nil
 	}
-	return fmt.Errorf("import: rendering the module gave %s, which was not imported (%s)", ref, path)
+	return refusef("import: rendering the module gave %s, which was not imported (%s); nothing was written", ref, path)
 }
 
 // input is what importgen generates from.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/localpath"
 )
 
 // owned reports whether an import owns the entry name at the top of an
@@ -57,7 +58,10 @@ func install(staging, dir string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		dst := filepath.Join(dir, rel)
+		dst, err := localpath.Join(dir, filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
@@ -90,17 +94,17 @@ func removeOwned(dir string) error {
 	return nil
 }
 
-// stage writes files into a fresh directory.
+// stage writes files, keyed by slash-separated paths, into a fresh
+// directory; a path that would leave it (localpath) is an error.
 func stage(dir string, files map[string][]byte) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
 	for p, data := range files {
-		dst := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
+		if err := localpath.WriteFile(dir, p, data, 0o644); err != nil {
 			return err
 		}
 	}

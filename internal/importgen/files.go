@@ -5,10 +5,12 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/pynenc/piceli/internal/localpath"
 	"github.com/pynenc/piceli/internal/spec"
 )
 
@@ -32,38 +34,25 @@ func (g *gen) yamlFiles() (yamlSet, error) {
 		}
 		p := g.yamlPath(d, set.files)
 		set.paths = append(set.paths, p)
-		set.files[p] = append([]byte(fmt.Sprintf("# %s, imported by piceli import.\n", d.ref)), data...)
+		set.files[p] = append([]byte("# "+commentf("%s, imported by piceli import.", d.ref)+"\n"), data...)
 	}
 	return set, nil
 }
 
 // yamlPath names an object's file after its kind, namespace (other than
-// the target's) and name, numbered when two would share one.
+// the target's) and name, made a file name by localpath.Key (so a long
+// name is cut to fit), numbered when two would share one.
 func (g *gen) yamlPath(d *decl, taken map[string][]byte) string {
 	parts := []string{d.ref.Kind}
 	if d.ref.Namespace != "" {
 		parts = append(parts, d.ref.Namespace)
 	}
-	base := fileKey(strings.Join(append(parts, d.ref.Name), "-"))
+	base := localpath.Key(strings.Join(append(parts, d.ref.Name), "-"))
 	p := path.Join("manifests", base+".yaml")
 	for i := 2; taken[p] != nil; i++ {
 		p = path.Join("manifests", fmt.Sprintf("%s-%d.yaml", base, i))
 	}
 	return p
-}
-
-// fileKey keeps lower-case letters, digits, dots and dashes.
-func fileKey(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
 }
 
 // releaseTOML writes the release spec: the target, the release and the
@@ -148,5 +137,5 @@ require github.com/pynenc/piceli v0.0.0
 // Piceli is reached from a local checkout until it is served by the Go
 // module proxy. Remove this line to use a published version.
 replace github.com/pynenc/piceli => %s
-`, g.in.Module, g.in.PiceliSource))
+`, g.in.Module, strconv.Quote(g.in.PiceliSource)))
 }

@@ -128,5 +128,5 @@ func checkInput(in Input) error {
 	case len(in.Objects) == 0:
 		return fmt.Errorf("import: no objects")
 	}
-	return nil
+	return checkModulePath(in.Module)
 }

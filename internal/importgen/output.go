@@ -124,7 +124,7 @@ func (g *gen) literalFunc(d *decl) (literalFunc, error) {
 	if l.usedImage {
 		params, args = []jen.Code{jen.Id("ctx").Op("*").Qual(appPkg, "Context")}, []jen.Code{jen.Id("ctx")}
 	}
-	code := jen.Commentf("%s returns %s as it was imported.", name, d.ref).Line().
+	code := jen.Comment(commentf("%s returns %s as it was imported.", name, d.ref)).Line().
 		Func().Id(name).Params(params...).Add(typeExpr(reflect.TypeOf(d.typed))).Block(jen.Return(body))
 	return literalFunc{name: name, file: strings.ToLower(kind) + ".go", call: jen.Id(name).Call(args...), code: code}, nil
 }
@@ -142,8 +142,8 @@ func (g *gen) goFiles(out *Output, stmts []jen.Code, funcs []literalFunc, yamls 
 	pkg := packageName(g.in.App)
 	infra := newFile(pkg)
 	for _, line := range []string{
-		fmt.Sprintf("Package %s describes the %s app for Piceli; piceli import wrote it", pkg, g.in.App),
-		fmt.Sprintf("from %s. It is yours to edit: \"piceli render --spec", g.in.Source),
+		commentf("Package %s describes the %s app for Piceli; piceli import wrote it", pkg, g.in.App),
+		commentf("from %s. It is yours to edit: \"piceli render --spec", g.in.Source),
 		`release.toml" shows the manifests it makes.`,
 	} {
 		infra.PackageComment(line)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 )
 
 // CorruptError reports damage a crash cannot explain: the frame at Offset
@@ -94,4 +95,19 @@ func decodeFrame(rest []byte) (Record, int, *fault) {
 		return Record{}, 0, corrupt("undecodable record: %v", err)
 	}
 	return rec, size, nil
+}
+
+// StartedAt returns the time of a journal's first record, read from the
+// journal's bytes, when that record starts a run; false when data holds
+// no such record (empty, torn or damaged at its first record). It reads
+// only the first record.
+func StartedAt(data []byte) (time.Time, bool) {
+	if checkMagic(data) != nil {
+		return time.Time{}, false
+	}
+	rec, _, f := decodeFrame(data[len(magic):])
+	if f != nil || rec.Type != RunStarted {
+		return time.Time{}, false
+	}
+	return rec.Time, true
 }

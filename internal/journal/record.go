@@ -63,6 +63,10 @@ type Record struct {
 	Error           string      `json:"error,omitempty"`
 	Holder          string      `json:"holder,omitempty"` // user@host pid (RunStarted, Resumed, StopRequested)
 	Check           *Check      `json:"check,omitempty"`  // CheckStarted (name and kind), CheckFinished
+	// Seal (RunStarted) is a keyed digest of the run and its plan, made
+	// with the release's key when the run starts: resume checks it, so a
+	// journal edited to name another stored plan is refused.
+	Seal string `json:"seal,omitempty"`
 }
 
 // stepScoped reports whether records of type t are about one step.

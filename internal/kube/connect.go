@@ -53,8 +53,12 @@ type Client struct {
 	Mapper      *restmapper.DeferredDiscoveryRESTMapper
 	Server      string // the API server URL, for "using server … context …" lines
 	ContextName string // the context, as named
+	// Proxy is the cluster's proxy-url, its user and password removed;
+	// empty when requests go straight to Server.
+	Proxy string
 
-	kubeconfig string // the file, as named, for errors
+	kubeconfig string   // the file, as named, for errors
+	uid        *uidMemo // ClusterUID's answer, once read; nil reads every time
 }
 
 // Connect builds a Client from exactly the named kubeconfig file and context.
@@ -62,7 +66,7 @@ type Client struct {
 // file's current-context, and it does not contact the server: the first
 // request does. Every error matches ErrTarget.
 func Connect(ctx context.Context, opts Options) (*Client, error) {
-	cfg, err := restConfig(opts)
+	cfg, proxy, err := restConfig(opts)
 	if err != nil {
 		return nil, &TargetError{Op: "connect to", Kubeconfig: opts.Kubeconfig, Context: opts.Context, Err: err}
 	}
@@ -70,8 +74,18 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, &TargetError{Op: "connect to", Kubeconfig: opts.Kubeconfig, Context: opts.Context, Err: err}
 	}
-	c.kubeconfig = opts.Kubeconfig
+	c.kubeconfig, c.Proxy = opts.Kubeconfig, proxy
 	return c, nil
+}
+
+// Using is the line a command prints before it talks to the target:
+// "using server URL[ through proxy URL], context NAME (kubeconfig FILE)".
+func (c *Client) Using() string {
+	through := ""
+	if c.Proxy != "" {
+		through = " through proxy " + c.Proxy
+	}
+	return fmt.Sprintf("using server %s%s, context %s (kubeconfig %s)", c.Server, through, c.ContextName, c.kubeconfig)
 }
 
 // withLimits applies the client-side rate limits, defaulting zero values.
@@ -111,5 +125,6 @@ func newClient(cfg *rest.Config, contextName string) (*Client, error) {
 		Mapper:      restmapper.NewDeferredDiscoveryRESTMapperWithContext(cached),
 		Server:      cfg.Host,
 		ContextName: contextName,
+		uid:         &uidMemo{},
 	}, nil
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,4 +73,30 @@ func (c *Client) serverVersion(ctx context.Context) (string, error) {
 // identityError marks err as making the target unusable.
 func (c *Client) identityError(err error) error {
 	return &TargetError{Op: "identify the cluster of", Kubeconfig: c.kubeconfig, Context: c.ContextName, Err: err}
+}
+
+// uidMemo keeps a client's cluster UID once read.
+type uidMemo struct {
+	mu  sync.Mutex
+	uid string
+}
+
+// ClusterUID returns the cluster's identity alone: the UID of the
+// kube-system Namespace. The first successful read is kept for the
+// client's life (one server, one cluster), so callers that bind many
+// writes to the cluster pay one request. Errors are those of Identity.
+func (c *Client) ClusterUID(ctx context.Context) (string, error) {
+	if c.uid == nil {
+		return c.clusterUID(ctx)
+	}
+	c.uid.mu.Lock()
+	defer c.uid.mu.Unlock()
+	if c.uid.uid == "" {
+		uid, err := c.clusterUID(ctx)
+		if err != nil {
+			return "", err
+		}
+		c.uid.uid = uid
+	}
+	return c.uid.uid, nil
 }

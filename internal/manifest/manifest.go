@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,8 +13,10 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/object"
 )
 
@@ -102,7 +105,7 @@ func manifestFiles(dir string) ([]string, error) {
 }
 
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
@@ -165,7 +168,7 @@ func decodeDocument(name string, c chunk) ([]object.Declared, error) {
 		return nil, nil
 	}
 	var m map[string]any
-	if err := k8syaml.Unmarshal(c.data, &m); err != nil {
+	if err := unmarshal(c.data, &m); err != nil {
 		return nil, syntaxError(name, c, err)
 	}
 	if m == nil {
@@ -173,6 +176,16 @@ func decodeDocument(name string, c chunk) ([]object.Declared, error) {
 	}
 	line := c.line + leadingBlankLines(c.data)
 	return expand(name, line, &unstructured.Unstructured{Object: m})
+}
+
+// unmarshal decodes one document: as JSON when it is a valid JSON object,
+// so escapes YAML lacks (a surrogate pair such as "\ud83d\ude00") read as
+// JSON says, and as YAML otherwise. Both give numbers as int64 or float64.
+func unmarshal(data []byte, m *map[string]any) error {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		return utiljson.Unmarshal(t, m)
+	}
+	return k8syaml.Unmarshal(data, m)
 }
 
 // isBlank reports whether a document holds only blank lines and comments.

@@ -65,6 +65,23 @@ func TestDecodeKeepsIntegers(t *testing.T) {
 	}
 }
 
+// TestDecodeReadsJSONAsJSON is a minor item of issue 28: valid JSON with
+// a surrogate-pair escape was refused as invalid YAML.
+func TestDecodeReadsJSONAsJSON(t *testing.T) {
+	in := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"emoji"},"data":{"smile":"\ud83d\ude00","n":"1"},"spec":{"replicas":3}}`
+	docs, err := Decode("f.json", []byte(in))
+	if err != nil {
+		t.Fatalf("Decode(JSON with a surrogate pair) error = %v", err)
+	}
+	data := docs[0].Object.Object["data"].(map[string]any)
+	if data["smile"] != "\U0001F600" {
+		t.Errorf("data.smile = %q, want the emoji U+1F600", data["smile"])
+	}
+	if _, ok := docs[0].Object.Object["spec"].(map[string]any)["replicas"].(int64); !ok {
+		t.Errorf("replicas of a JSON document decoded as %T, want int64", docs[0].Object.Object["spec"].(map[string]any)["replicas"])
+	}
+}
+
 func TestDecodeErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -77,6 +94,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"a document without a name is refused", "apiVersion: v1\nkind: ConfigMap\n", "f.yaml:1: ConfigMap: metadata.name is required"},
 		{"a List item without a name is refused", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap"}]}`, "f.yaml:1: List: item 0: ConfigMap: metadata.name is required"},
 		{"malformed JSON names the line", "{\n\"apiVersion\": \"v1\",\n\"kind\" \"ConfigMap\"\n}\n", "f.yaml:"},
+		{"a name that climbs out of a directory names the key", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x/../../victim\n", `f.yaml:1: ConfigMap "x/../../victim": metadata.name: `},
+		{"a name with a newline is quoted", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"a\\n*/\"\n", `f.yaml:1: ConfigMap "a\n*/": metadata.name: `},
+		{"a bad namespace names the key", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ../x\n", `f.yaml:1: ConfigMap "a": metadata.namespace "../x": `},
+		{"a List item with a bad name names the item", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"A"}}]}`, `f.yaml:1: List: item 0: ConfigMap "A": metadata.name: `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

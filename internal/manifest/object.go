@@ -10,7 +10,8 @@ import (
 )
 
 // expand checks one decoded document and returns its objects: the document
-// itself, or the items of a List kind.
+// itself, or the items of a List kind. Each object needs apiVersion, kind
+// and a name and namespace valid for its kind (object.CheckNames).
 func expand(name string, line int, u *unstructured.Unstructured) ([]object.Declared, error) {
 	src := fmt.Sprintf("%s:%d", name, line)
 	if err := checkObject(u); err != nil {
@@ -19,6 +20,9 @@ func expand(name string, line int, u *unstructured.Unstructured) ([]object.Decla
 	if !isList(u) {
 		if u.GetName() == "" {
 			return nil, &Error{File: name, Line: line, Msg: u.GetKind() + ": metadata.name is required"}
+		}
+		if err := object.CheckNames(u); err != nil {
+			return nil, &Error{File: name, Line: line, Msg: err.Error()}
 		}
 		return []object.Declared{{Origin: src, Object: u}}, nil
 	}
@@ -51,17 +55,21 @@ func listItems(name string, line int, list *unstructured.Unstructured) ([]object
 			return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("%s: item %d is not an object", list.GetKind(), i)}
 		}
 		u := &unstructured.Unstructured{Object: m}
-		if err := checkObject(u); err != nil || u.GetName() == "" {
-			return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("%s: item %d: %s", list.GetKind(), i, itemProblem(u, err))}
+		if err := checkItem(u); err != nil {
+			return nil, &Error{File: name, Line: line, Msg: fmt.Sprintf("%s: item %d: %v", list.GetKind(), i, err)}
 		}
 		docs = append(docs, object.Declared{Origin: fmt.Sprintf("%s:%d (item %d)", name, line, i), Object: u})
 	}
 	return docs, nil
 }
 
-func itemProblem(u *unstructured.Unstructured, err error) string {
-	if err != nil {
-		return err.Error()
+// checkItem checks one item of a List as expand checks a document.
+func checkItem(u *unstructured.Unstructured) error {
+	if err := checkObject(u); err != nil {
+		return err
 	}
-	return u.GetKind() + ": metadata.name is required"
+	if u.GetName() == "" {
+		return fmt.Errorf("%s: metadata.name is required", u.GetKind())
+	}
+	return object.CheckNames(u)
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,8 +123,8 @@ func TestSaveLoad(t *testing.T) {
 	if _, _, err := Load(dir, "sha256:000000000000"); err == nil || !strings.Contains(err.Error(), "no such plan") {
 		t.Errorf("Load(unknown) error = %v, want no such plan", err)
 	}
-	if _, _, err := Load(dir, "abc"); err == nil || !strings.Contains(err.Error(), "at least 12") {
-		t.Errorf("Load(too short) error = %v, want a length error", err)
+	if _, _, err := Load(dir, "abc"); !errors.Is(err, ErrBadHash) || !strings.Contains(err.Error(), "12 to 64") {
+		t.Errorf("Load(too short) error = %v, want ErrBadHash stating the length", err)
 	}
 }
 

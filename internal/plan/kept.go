@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/pynenc/piceli/internal/object"
+import (
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/readiness"
+)
 
 // Kept is a live object labelled with the release that the composition no
 // longer declares and the plan does not delete, and why.
@@ -8,6 +11,17 @@ type Kept struct {
 	Ref    object.Ref `json:"ref"`
 	UID    string     `json:"uid"`
 	Reason KeepReason `json:"reason"`
+	// Finalizers hold an object KeepDeleting keeps.
+	Finalizers []string `json:"finalizers,omitempty"`
+}
+
+// Explain says why k is kept, for people; for an object being deleted,
+// which finalizers hold it.
+func (k Kept) Explain() string {
+	if k.Reason == KeepDeleting {
+		return readiness.Deleting(k.Finalizers) + "; the plan does not delete it again"
+	}
+	return k.Reason.Explain()
 }
 
 // KeepReason says why a plan keeps an undeclared object of the release.
@@ -27,6 +41,9 @@ const (
 	// KeepProtected: a Namespace, PVC, PV or Secret without the
 	// PruneAnnotation.
 	KeepProtected KeepReason = "protected"
+	// KeepDeleting: the object is already being deleted (its finalizers
+	// may hold it a long time): deleting it again would change nothing.
+	KeepDeleting KeepReason = "deleting"
 )
 
 // Explain says what a reason means, for people.
@@ -40,6 +57,8 @@ func (r KeepReason) Explain() string {
 		return "carries the release label, but this release never created it (its UID is in none of the release's records)"
 	case KeepProtected:
 		return "it may hold data; annotate it " + PruneAnnotation + "=allow to let prune delete it"
+	case KeepDeleting:
+		return "already being deleted"
 	}
 	return string(r)
 }

@@ -37,7 +37,7 @@ func (m *maker) prunes() ([]Step, []Kept) {
 			}
 			declared[ref] = true // listed again under another version
 			if why := m.keep(u); why != "" {
-				kept = append(kept, Kept{Ref: ref, UID: string(u.GetUID()), Reason: why})
+				kept = append(kept, keptOf(u, why))
 				continue
 			}
 			steps = append(steps, deleteStep(u, k.GVR.Resource))
@@ -51,6 +51,8 @@ func (m *maker) prunes() ([]Step, []Kept) {
 func (m *maker) keep(u *unstructured.Unstructured) KeepReason {
 	ref := object.RefOf(u)
 	switch {
+	case u.GetDeletionTimestamp() != nil:
+		return KeepDeleting
 	case !m.in.Prune:
 		return KeepPruneOff
 	case ref.Namespace != "" && !m.allowed(ref.Namespace):
@@ -75,6 +77,16 @@ func (m *maker) previousKeys() []listKey {
 		keys = append(keys, listKey{GVR: gv.WithResource(o.Resource), Namespace: o.Ref.Namespace})
 	}
 	return keys
+}
+
+// keptOf is u kept for why, with the finalizers holding it when it is
+// being deleted.
+func keptOf(u *unstructured.Unstructured, why KeepReason) Kept {
+	k := Kept{Ref: object.RefOf(u), UID: string(u.GetUID()), Reason: why}
+	if why == KeepDeleting {
+		k.Finalizers = u.GetFinalizers()
+	}
+	return k
 }
 
 func deleteStep(u *unstructured.Unstructured, resource string) Step {

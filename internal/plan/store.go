@@ -131,17 +131,57 @@ func unseal(stateDir string, p *Plan, ms []json.RawMessage) error {
 	return nil
 }
 
-func resolve(stateDir, hash string) (string, error) {
+// ErrBadHash marks a plan hash that is not one: ParseHash takes only 12 to
+// 64 lower-case hex digits, after an optional "sha256:".
+var ErrBadHash = errors.New("want 12 to 64 lower-case hex digits of a plan hash")
+
+// ParseHash returns the hex digits of hash, a plan hash or its first
+// digits as a person approves it: an optional "sha256:", then 12 to 64
+// lower-case hex digits and nothing else. Glob and path characters, upper
+// case, fewer or more digits are an error wrapping ErrBadHash that quotes
+// hash, so no approval can match a plan by pattern or name a file outside
+// the plan store.
+func ParseHash(hash string) (string, error) {
 	hex := strings.TrimPrefix(hash, "sha256:")
-	if len(hex) < 12 {
-		return "", fmt.Errorf("plan hash %q: give at least 12 hex digits", hash)
+	if len(hex) < 12 || len(hex) > 64 || strings.IndexFunc(hex, notLowerHex) >= 0 {
+		return "", fmt.Errorf("plan hash %s: %w (optionally after \"sha256:\")", quoted(hash), ErrBadHash)
 	}
-	matches, _ := filepath.Glob(filepath.Join(Dir(stateDir), hex+"*.json"))
+	return hex, nil
+}
+
+func notLowerHex(r rune) bool { return (r < '0' || r > '9') && (r < 'a' || r > 'f') }
+
+// quoted quotes a hash as given for an error, cut after 80 bytes.
+func quoted(s string) string {
+	if len(s) > 80 {
+		return fmt.Sprintf("%q...", s[:80])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// resolve returns the full hash of the one stored plan whose hash starts
+// with hash (ParseHash), comparing the names of the store's plan files as
+// strings: no pattern is ever matched against the file system.
+func resolve(stateDir, hash string) (string, error) {
+	hex, err := ParseHash(hash)
+	if err != nil {
+		return "", err
+	}
+	stored, err := List(stateDir)
+	if err != nil {
+		return "", err
+	}
+	var matches []string
+	for _, p := range stored {
+		if strings.HasPrefix(strings.TrimPrefix(p.Hash, "sha256:"), hex) {
+			matches = append(matches, p.Hash)
+		}
+	}
 	switch len(matches) {
 	case 0:
 		return "", fmt.Errorf("plan %s: %w in %s", hash, ErrUnknown, Dir(stateDir))
 	case 1:
-		return "sha256:" + strings.TrimSuffix(filepath.Base(matches[0]), ".json"), nil
+		return matches[0], nil
 	}
 	return "", fmt.Errorf("plan hash %q is ambiguous: %d plans start with it", hash, len(matches))
 }

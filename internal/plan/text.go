@@ -43,7 +43,7 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) {
 	if len(p.Kept) > 0 {
 		fmt.Fprintf(w, "\nkept, not deleted (%d):\n", len(p.Kept))
 		for _, k := range p.Kept {
-			fmt.Fprintf(w, "  %s %s: %s\n", paint(opts, "2", "="), k.Ref, k.Reason.Explain())
+			fmt.Fprintf(w, "  %s %s: %s\n", paint(opts, "2", "="), k.Ref, k.Explain())
 		}
 	}
 	if ws := p.Warnings(); len(ws) > 0 {

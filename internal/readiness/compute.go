@@ -2,6 +2,7 @@ package readiness
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -41,7 +42,7 @@ func Compute(obj *unstructured.Unstructured) Result {
 		return Result{Status: Unknown, Message: "no object"}
 	}
 	if obj.GetDeletionTimestamp() != nil {
-		return inProgress("scheduled for deletion")
+		return inProgress(Deleting(obj.GetFinalizers()))
 	}
 	key := kindKey(obj)
 	if r, stale := generationStale(obj, controlledKinds[key]); stale {
@@ -51,6 +52,16 @@ func Compute(obj *unstructured.Unstructured) Result {
 		return rule(obj)
 	}
 	return fromKstatus(obj)
+}
+
+// Deleting says that an object is being deleted and, when finalizers hold
+// it, which: "scheduled for deletion", or "deleting (finalizers: a, b):
+// waits until their controllers remove them".
+func Deleting(finalizers []string) string {
+	if len(finalizers) == 0 {
+		return "scheduled for deletion"
+	}
+	return "deleting (finalizers: " + strings.Join(finalizers, ", ") + "): waits until their controllers remove them"
 }
 
 // kindKey returns "group/Kind", or "Kind" for the core group.

@@ -197,6 +197,11 @@ func TestComputeScheduledForDeletion(t *testing.T) {
 	if diff := cmp.Diff(want, Compute(obj)); diff != "" {
 		t.Errorf("Compute(deleting Deployment) mismatch (-want +got):\n%s", diff)
 	}
+	obj.SetFinalizers([]string{"example.com/keep", "example.com/backup"})
+	want.Message = "deleting (finalizers: example.com/keep, example.com/backup): waits until their controllers remove them"
+	if diff := cmp.Diff(want, Compute(obj)); diff != "" {
+		t.Errorf("Compute(Deployment held by finalizers) mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestComputeMessages(t *testing.T) {

@@ -3,30 +3,36 @@ package render
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/pynenc/piceli/internal/localpath"
 )
 
 // renderedFile matches the names WriteDir gives files, so a later render
 // replaces them and leaves every other file alone.
-var renderedFile = regexp.MustCompile(`^\d{3}-[a-z0-9.-]+\.(yaml|json)$`)
+var renderedFile = regexp.MustCompile(`^\d{3,}-[a-z0-9.-]+\.(yaml|json)$`)
 
 // FileName is the name WriteDir gives the i-th object: its position in
-// apply order, kind, namespace and name, e.g. "004-deployment-shop-web.yaml".
+// apply order, then its kind, namespace and name made a file name by
+// localpath.Key, e.g. "004-deployment-shop-web.yaml". It never holds a
+// path separator and stays within a file name's length, whatever the
+// object's name.
 func FileName(i int, o *unstructured.Unstructured, f Format) string {
-	parts := []string{strings.ToLower(o.GetKind())}
+	parts := []string{o.GetKind()}
 	if ns := o.GetNamespace(); ns != "" {
 		parts = append(parts, ns)
 	}
 	parts = append(parts, o.GetName())
-	return fmt.Sprintf("%03d-%s.%s", i, strings.ToLower(strings.Join(parts, "-")), f)
+	return fmt.Sprintf("%03d-%s.%s", i, localpath.Key(strings.Join(parts, "-")), f)
 }
 
 // WriteDir writes one file per object into dir, creating it if needed,
 // and removes files an earlier render left there. Other files are kept.
+// Every file is written and removed through localpath, so nothing lands
+// outside dir, through a symlink in it neither.
 func WriteDir(dir string, objs []*unstructured.Unstructured, f Format) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
@@ -41,8 +47,8 @@ func WriteDir(dir string, objs []*unstructured.Unstructured, f Format) ([]string
 			return nil, err
 		}
 		names[i] = FileName(i, o, f)
-		if err := os.WriteFile(filepath.Join(dir, names[i]), data, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", names[i], err)
+		if err := localpath.WriteFile(dir, names[i], data, 0o644); err != nil {
+			return nil, err
 		}
 	}
 	return names, nil
@@ -55,7 +61,7 @@ func removeRendered(dir string) error {
 	}
 	for _, e := range entries {
 		if e.Type().IsRegular() && renderedFile.MatchString(e.Name()) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			if err := localpath.Remove(dir, e.Name()); err != nil {
 				return fmt.Errorf("remove stale %s: %w", e.Name(), err)
 			}
 		}

@@ -29,7 +29,8 @@ type Options struct {
 // their origins and dependencies, Secret values included (they are redacted
 // when encoded): by stage (graph.Order), then group, kind, namespace and
 // name. Inputs are not modified. Two objects with the same identity are an
-// error naming both origins.
+// error naming both origins; a name or namespace not valid for its kind
+// (object.CheckNames) is an error naming the origin and the key.
 func Objects(in []object.Declared, opts Options) ([]object.Declared, error) {
 	scopes := crdScopes(in)
 	out := make([]object.Declared, len(in))
@@ -41,6 +42,9 @@ func Objects(in []object.Declared, opts Options) ([]object.Declared, error) {
 		}
 		if opts.Release != "" {
 			setLabel(u, object.ReleaseLabel, opts.Release)
+		}
+		if err := object.CheckNames(u); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Origin, err)
 		}
 		ref := object.RefOf(u)
 		if prev, dup := seen[ref]; dup {

@@ -35,7 +35,7 @@ func TestPruneSecrets(t *testing.T) {
 			r := &release{t: t, dir: t.TempDir()}
 			r.secretVersions("db", tt.versions)
 			for _, s := range tt.revisions {
-				if _, err := history.Add(r.dir, history.Revision{Plan: "sha256:abc", Outcome: "finished", Secrets: s}); err != nil {
+				if _, err := history.Add(r.dir, []byte("retention test key"), history.Revision{Plan: "sha256:abc", Outcome: "finished", Secrets: s}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"text/template"
 	"time"
+
+	"github.com/pynenc/piceli/internal/rundir"
 )
 
 // PauseImage is the image containerd runs as every pod's sandbox
@@ -26,13 +28,10 @@ const PauseImage = "localhost/piceli/pause:1"
 // images live in.
 const containerdNamespace = "k8s.io"
 
-// maxSocketPath is the longest unix socket path Linux accepts (sun_path
-// holds 108 bytes with the terminating NUL).
-const maxSocketPath = 107
-
 // containerdTemplate is the node's containerd configuration: every path
-// under the node's directory, no TCP listener but the CRI streaming server
-// (exec, attach, port-forward) on 127.0.0.1, and what these hosts need.
+// under the node's directory but the sockets, in its runtime directory, no
+// TCP listener but the CRI streaming server (exec, attach, port-forward) on
+// 127.0.0.1, and what these hosts need.
 var containerdTemplate = template.Must(template.New("containerd").Funcs(template.FuncMap{"q": strconv.Quote}).Parse(`version = 2
 root = {{q .Root}}
 state = {{q .State}}
@@ -40,6 +39,14 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
 
 [grpc]
   address = {{q .Socket}}
+
+[ttrpc]
+  address = {{q .TTRPCSocket}}
+
+# No debug socket (the default, said out loud: every socket is listed in
+# realNode.sockets).
+[debug]
+  address = ""
 
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = {{q .PauseImage}}
@@ -68,13 +75,13 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
 `))
 
 type containerdValues struct {
-	Root, State, Socket, PauseImage, RuncRoot, CNIBinDir, CNIConfDir, Opt string
+	Root, State, Socket, TTRPCSocket, PauseImage, RuncRoot, CNIBinDir, CNIConfDir, Opt string
 }
 
 func renderContainerdConfig(n realNode, host hostTools) ([]byte, error) {
 	var buf bytes.Buffer
 	err := containerdTemplate.Execute(&buf, containerdValues{
-		Root: n.containerdRoot(), State: n.containerdState(), Socket: n.containerdSocket(),
+		Root: n.containerdRoot(), State: n.containerdState(), Socket: n.containerdSocket(), TTRPCSocket: n.ttrpcSocket(),
 		PauseImage: PauseImage, RuncRoot: filepath.Join(n.dir, "runc"),
 		CNIBinDir: host.cniDir, CNIConfDir: n.cniConfDir(), Opt: filepath.Join(n.dir, "containerd", "opt"),
 	})
@@ -89,13 +96,18 @@ func writeContainerdConfig(n realNode, host hostTools) error {
 	return writeFileAtomic(n.containerdConfig(), conf, 0o644)
 }
 
-// checkSocketPaths refuses a node directory so deep that the sockets the
-// node's processes create there would not fit in a unix socket address.
-func checkSocketPaths(n realNode) error {
-	for _, p := range []string{n.containerdSocket() + ".ttrpc", filepath.Join(n.kubeletDir(), "pod-resources", "kubelet.sock")} {
-		if len(p) > maxSocketPath {
-			return fmt.Errorf("%w: socket path %s is %d bytes, more than Linux's %d: give the sandbox a shorter --dir",
-				ErrRealNodeUnavailable, p, len(p), maxSocketPath)
+// checkRuntimeDir refuses, before anything starts, a runtime directory the
+// node cannot use: one that is not this user's own (see rundir.Dir.Check)
+// or, which only a very long user id or base could cause, too long for the
+// node's sockets. The depth of the sandbox's directory does not matter.
+func checkRuntimeDir(n realNode) error {
+	if err := n.runtimeDir().Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrRealNodeUnavailable, err)
+	}
+	for _, p := range n.sockets() {
+		if err := rundir.CheckSocket(p); err != nil {
+			return fmt.Errorf("%w: %w, although the runtime directory %s does not depend on the sandbox's directory",
+				ErrRealNodeUnavailable, err, n.run)
 		}
 	}
 	return nil
@@ -182,9 +194,9 @@ func ctrImport(ctx context.Context, ctr, socket string, archive io.Reader) ([]st
 }
 
 // shims lists the live containerd shims of the node: their command lines
-// name its containerd socket.
+// name its containerd socket, in its runtime directory.
 func shims(n realNode) []int {
-	pids, _ := ProcessesOf(n.dir)
+	pids, _ := ProcessesOf(n.run)
 	var out []int
 	for _, pid := range pids {
 		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))

@@ -70,7 +70,7 @@ func renderKubeletConfig(n realNode, st nodeState, port int) ([]byte, error) {
 		Address: LoopbackIP, Port: port, Authorization: kubeletAuthz{Mode: "AlwaysAllow"},
 		CgroupDriver: "cgroupfs", CgroupRoot: "/" + st.CgroupRoot,
 		ContainerRuntimeEndpoint:    "unix://" + n.containerdSocket(),
-		PodLogsDir:                  filepath.Join(n.dir, "pod-logs"),
+		PodLogsDir:                  n.podLogsDir(),
 		VolumePluginDir:             filepath.Join(n.dir, "volume-plugins"),
 		ImageGCHighThresholdPercent: 100, ImageGCLowThresholdPercent: 99,
 		EvictionHard:        map[string]string{"memory.available": "1%", "nodefs.available": "1%", "imagefs.available": "1%"},

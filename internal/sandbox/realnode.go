@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/pynenc/piceli/internal/rundir"
 )
 
 // RealNodeName is the node a sandbox started with Options.RealNode
@@ -33,24 +33,64 @@ const (
 // without asking the processes.
 type realNode struct {
 	clusterDir string
-	dir        string // everything the node writes, under the cluster directory
-	id         string // 8 hex digits naming the node's host objects
+	dir        string // what the node writes, under the cluster directory: logs, images, configuration
+	// run is the node's runtime directory (see rundir): a short path of its
+	// own, whatever the depth of the cluster directory, for the unix
+	// sockets containerd and the kubelet create (the kubelet's whole root
+	// directory, whose sockets cannot be moved one by one).
+	run string
+	id  string // 8 hex digits naming the node's host objects
 }
 
 func (l Layout) realNode() realNode {
-	sum := sha256.Sum256([]byte(l.ClusterDir()))
-	return realNode{clusterDir: l.ClusterDir(), dir: filepath.Join(l.OwnDir(), "node"), id: hex.EncodeToString(sum[:4])}
+	return realNode{clusterDir: l.ClusterDir(), dir: filepath.Join(l.OwnDir(), "node"),
+		run: rundir.For(l.ClusterDir()).Path, id: rundir.Name(l.ClusterDir())}
 }
 
+// as is n as the node recorded in st was started: with st's runtime
+// directory, or, for a node started before runtime directories, with its
+// sockets in its own directory.
+func (n realNode) as(st nodeState) realNode {
+	n.run = st.RuntimeDir
+	if n.run == "" {
+		n.run = n.dir
+	}
+	return n
+}
+
+// runtimeDir is the node's runtime directory, made for its cluster
+// directory.
+func (n realNode) runtimeDir() rundir.Dir { return rundir.Dir{Path: n.run, Key: n.clusterDir} }
+
 func (n realNode) stateFile() string        { return filepath.Join(n.dir, "state.json") }
-func (n realNode) containerdSocket() string { return filepath.Join(n.dir, "containerd.sock") }
+func (n realNode) containerdSocket() string { return filepath.Join(n.run, "containerd.sock") }
+func (n realNode) ttrpcSocket() string      { return filepath.Join(n.run, "containerd.sock.ttrpc") }
 func (n realNode) containerdConfig() string { return filepath.Join(n.dir, "containerd.toml") }
 func (n realNode) containerdRoot() string   { return filepath.Join(n.dir, "containerd", "root") }
 func (n realNode) containerdState() string  { return filepath.Join(n.dir, "containerd", "state") }
 func (n realNode) cniConfDir() string       { return filepath.Join(n.dir, "cni", "net.d") }
 func (n realNode) cniDataDir() string       { return filepath.Join(n.dir, "cni", "ipam") }
-func (n realNode) kubeletDir() string       { return filepath.Join(n.dir, "kubelet") }
+func (n realNode) kubeletDir() string       { return filepath.Join(n.run, "kubelet") }
 func (n realNode) kubeletConfig() string    { return filepath.Join(n.dir, "kubelet.yaml") }
+func (n realNode) podLogsDir() string       { return filepath.Join(n.dir, "pod-logs") }
+
+// sockets lists every unix socket the node's processes create at a path
+// the sandbox chooses: containerd's gRPC and ttrpc sockets (its debug
+// socket is off), and what the kubelet creates in its root directory: the
+// pod-resources API and, when its alpha feature gate is on, the pods API
+// (plugins_registry and plugins hold only the sockets of plugins, of which
+// the sandbox runs none). The others are at fixed paths (see fixedSockets).
+func (n realNode) sockets() []string {
+	return []string{n.containerdSocket(), n.ttrpcSocket(),
+		filepath.Join(n.kubeletDir(), "pod-resources", "kubelet.sock"),
+		filepath.Join(n.kubeletDir(), "pods-api", "pods-api.sock")}
+}
+
+// fixedSockets are the folders where the node's processes create unix
+// sockets whatever they are told: the device manager's, and containerd's
+// shims' (named by a hash). Their paths are short and fixed; they are why a
+// machine has one real node (see machineClaim).
+var fixedSockets = []string{"/var/lib/kubelet/device-plugins/", "/run/containerd/s/"}
 
 // bridge is the Linux bridge the pods are attached to (at most 15 bytes).
 func (n realNode) bridge() string { return "pcl" + n.id }
@@ -74,6 +114,10 @@ type nodeState struct {
 	// CreatedDirs are host directories outside the sandbox that did not
 	// exist before the node started; Down removes those left empty.
 	CreatedDirs []string `json:"createdDirs"`
+	// RuntimeDir holds the node's sockets and the kubelet's root directory
+	// (see realNode.run); Down removes it. "" for a node started before
+	// runtime directories, whose sockets are in its own directory.
+	RuntimeDir string `json:"runtimeDir,omitempty"`
 }
 
 // readNodeState returns the sandbox's real-node state, or false when it has
@@ -118,7 +162,7 @@ func (s *Sandbox) realNodePreflight() error {
 	if _, err := checkRealNodeHost(s.bins); err != nil {
 		return err
 	}
-	if err := checkSocketPaths(n); err != nil {
+	if err := checkRuntimeDir(n); err != nil {
 		return err
 	}
 	return claimMachine(n)
@@ -135,7 +179,7 @@ func (s *Sandbox) startRealNode(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkSocketPaths(n); err != nil {
+	if err := checkRuntimeDir(n); err != nil {
 		return err
 	}
 	if err := claimMachine(n); err != nil {
@@ -178,13 +222,16 @@ func (s *Sandbox) recordHost(n realNode) (nodeState, error) {
 		return nodeState{}, err
 	}
 	st := nodeState{ClusterDir: n.clusterDir, Bridge: n.bridge(), Subnet: subnet.String(),
-		CgroupRoot: n.cgroupRoot(), Sysctls: sysctls, CreatedDirs: missingDirs(hostDirs)}
+		CgroupRoot: n.cgroupRoot(), Sysctls: sysctls, CreatedDirs: missingDirs(hostDirs), RuntimeDir: n.run}
 	return st, writeNodeState(n, st)
 }
 
-// setUpHost creates the node's cgroups, its bridge and its CNI and
-// containerd configuration.
+// setUpHost creates the node's runtime directory, its cgroups, its bridge
+// and its CNI and containerd configuration.
 func setUpHost(n realNode, st nodeState, host hostTools) error {
+	if err := n.runtimeDir().Create(); err != nil {
+		return fmt.Errorf("%w: %w", ErrRealNodeUnavailable, err)
+	}
 	if err := createCgroups(st.CgroupRoot); err != nil {
 		return err
 	}
@@ -200,16 +247,18 @@ func setUpHost(n realNode, st nodeState, host hostTools) error {
 // stopRealNode tears the real node down, if the sandbox has one: the
 // kubelet, then the pods' processes (while containerd still runs, so its
 // shims exit cleanly), containerd and any shim left, every mount under the
-// node's directory, the bridge, the cgroups, the kernel settings the
-// kubelet changed and the host files and directories it left. It fails,
-// and the caller must remove nothing, while any mount is left: removing the
-// directory would reach through it.
+// node's directory and its runtime directory, the bridge, the cgroups, the
+// kernel settings the kubelet changed, the host files and directories it
+// left, and the runtime directory. It fails, and the caller must remove
+// nothing, while any mount is left: removing the directory would reach
+// through it.
 func (s *Sandbox) stopRealNode(ctx context.Context) error {
 	n := s.layout.realNode()
 	st, ok, err := readNodeState(n)
 	if err != nil || !ok {
 		return err
 	}
+	n = n.as(st)
 	stepf(s.opts.Progress, "stop the real node %s", RealNodeName)
 	if err := s.stopOwnNamed(ctx, componentKubelet); err != nil {
 		return err
@@ -227,8 +276,16 @@ func (s *Sandbox) stopRealNode(ctx context.Context) error {
 	if err := unmountUnder(n.dir); err != nil {
 		return err
 	}
+	if err := unmountUnder(n.run); err != nil {
+		return err
+	}
 	if err := tearDownHost(n, st); err != nil {
 		return err
+	}
+	if st.RuntimeDir != "" {
+		if err := n.runtimeDir().Remove(); err != nil {
+			return err
+		}
 	}
 	if err := os.Remove(n.stateFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -277,7 +334,12 @@ type RealNodeInfo struct {
 	Bridge     string `json:"bridge"`     // the pods' bridge
 	Subnet     string `json:"subnet"`     // the pods' addresses; no route beyond it
 	CgroupRoot string `json:"cgroupRoot"` // cgroup, in every hierarchy, of the pods
-	Dir        string `json:"dir"`        // where its processes keep state, mounts included
+	Dir        string `json:"dir"`        // where its processes keep state: images, containers, logs, pods' network namespaces
+	// RuntimeDir is the node's short runtime directory, whatever the depth
+	// of Dir: its unix sockets and the kubelet's root directory (pods'
+	// volumes). Down removes it. It is Dir for a node started by an older
+	// piceli.
+	RuntimeDir string `json:"runtimeDir"`
 }
 
 // RealNode describes the sandbox's real node; false when it has none.
@@ -287,8 +349,9 @@ func (s *Sandbox) RealNode() (RealNodeInfo, bool, error) {
 	if err != nil || !ok {
 		return RealNodeInfo{}, false, err
 	}
+	n = n.as(st)
 	return RealNodeInfo{Name: RealNodeName, Containerd: n.containerdSocket(), Bridge: st.Bridge,
-		Subnet: st.Subnet, CgroupRoot: st.CgroupRoot, Dir: n.dir}, true, nil
+		Subnet: st.Subnet, CgroupRoot: st.CgroupRoot, Dir: n.dir, RuntimeDir: n.run}, true, nil
 }
 
 // realNodeOf is RealNode for Up, which was asked for one or not: a running

@@ -12,6 +12,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/pynenc/piceli/internal/rundir"
 )
 
 func testRealNode(t *testing.T) (realNode, nodeState) {
@@ -131,26 +133,36 @@ func TestKubeletConfigServesOnLoopback(t *testing.T) {
 	}
 }
 
-// containerd keeps everything under the node's directory and listens on TCP
-// only for the CRI streaming server, on loopback.
+// containerd keeps its files under the node's directory, its sockets in
+// the node's runtime directory (no debug socket), and listens on TCP only
+// for the CRI streaming server, on loopback.
 func TestContainerdConfigIsPrivate(t *testing.T) {
 	n, _ := testRealNode(t)
 	raw, err := renderContainerdConfig(n, hostTools{cniDir: "/usr/lib/cni"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	type address struct{ Address string }
 	var cfg struct {
 		Root, State string
-		GRPC        struct{ Address string } `toml:"grpc"`
+		GRPC        address `toml:"grpc"`
+		TTRPC       address `toml:"ttrpc"`
+		Debug       address `toml:"debug"`
 		Plugins     map[string]map[string]any
 	}
 	if _, err := toml.Decode(string(raw), &cfg); err != nil {
 		t.Fatalf("decode containerd config: %v\n%s", err, raw)
 	}
-	for _, p := range []string{cfg.Root, cfg.State, cfg.GRPC.Address} {
+	for _, p := range []string{cfg.Root, cfg.State} {
 		if !strings.HasPrefix(p, n.dir+"/") {
 			t.Errorf("containerd path %s is not under %s", p, n.dir)
 		}
+	}
+	if diff := cmp.Diff([]string{n.containerdSocket(), n.ttrpcSocket(), ""}, []string{cfg.GRPC.Address, cfg.TTRPC.Address, cfg.Debug.Address}); diff != "" {
+		t.Errorf("containerd's gRPC, ttrpc and debug sockets (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(n.containerdSocket(), n.run+"/") || !strings.HasPrefix(n.ttrpcSocket(), n.run+"/") {
+		t.Errorf("containerd sockets %s, %s are not in the runtime directory %s", n.containerdSocket(), n.ttrpcSocket(), n.run)
 	}
 	cri := cfg.Plugins["io.containerd.grpc.v1.cri"]
 	want := map[string]any{"sandbox_image": PauseImage, "stream_server_address": "127.0.0.1", "stream_server_port": "0",
@@ -168,17 +180,95 @@ func TestContainerdConfigIsPrivate(t *testing.T) {
 	}
 }
 
-// A sandbox directory too deep for unix socket paths is refused up front.
-func TestSocketPathsMustFit(t *testing.T) {
-	l, err := NewLayout("/"+strings.Repeat("d", 80), "demo")
+// deepCheckout is an absolute checkout path of 200 characters in nested
+// folders.
+func deepCheckout() string {
+	path := ""
+	for len(path)+11 < 200 {
+		path += "/a-deep-dir" // 11 bytes each
+	}
+	return path + "/" + strings.Repeat("x", 200-len(path)-1)
+}
+
+// Every socket the real node creates fits in a unix socket address for a
+// checkout of 200 characters, as root and as any other user, with the
+// longest sandbox name: none depends on the checkout's depth. In the
+// node's own directory, where they were once, they would not fit.
+func TestSocketPathsFitWhateverTheCheckoutDepth(t *testing.T) {
+	checkout := deepCheckout()
+	if len(checkout) != 200 {
+		t.Fatalf("deepCheckout() is %d characters, want 200", len(checkout))
+	}
+	l, err := NewLayout(filepath.Join(checkout, DirName), strings.Repeat("n", 32))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkSocketPaths(l.realNode()); !errors.Is(err, ErrRealNodeUnavailable) || !strings.Contains(err.Error(), "shorter --dir") {
-		t.Errorf("checkSocketPaths(deep dir) = %v; want a refusal asking for a shorter --dir", err)
+	for _, uid := range []int{0, 1000, 4294967294} {
+		n := l.realNode()
+		n.run = rundir.ForUser(uid, n.clusterDir).Path
+		for _, p := range n.sockets() {
+			if err := rundir.CheckSocket(p); err != nil {
+				t.Errorf("uid %d: %v", uid, err)
+			}
+			if !strings.HasPrefix(p, n.run+"/") || strings.Contains(p, checkout) {
+				t.Errorf("uid %d: socket %s is not in the runtime directory %s, apart from the checkout", uid, p, n.run)
+			}
+		}
 	}
-	if n, _ := testRealNode(t); checkSocketPaths(n) != nil {
-		t.Errorf("checkSocketPaths(%s) = %v, want nil", n.dir, checkSocketPaths(n))
+	for _, dir := range fixedSockets {
+		if p := dir + strings.Repeat("f", 64); len(p) > rundir.MaxSocketPath { // a shim's socket is named by a SHA-256
+			t.Errorf("fixed socket %s is %d bytes", p, len(p))
+		}
+	}
+	old := l.realNode().as(nodeState{}) // sockets in the node's directory
+	if err := rundir.CheckSocket(old.sockets()[2]); err == nil {
+		t.Errorf("socket %s in the node's own directory fits; this test would not catch a socket put back there", old.sockets()[2])
+	}
+}
+
+// Two sandboxes in different directories, or with different names, get
+// different runtime directories; the same sandbox always the same one.
+func TestRuntimeDirsDifferPerSandbox(t *testing.T) {
+	runOf := func(dir, name string) string {
+		l, err := NewLayout(dir, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.realNode().run
+	}
+	a, b, c := runOf("/src/one/.piceli-sandbox", "piceli"), runOf("/src/two/.piceli-sandbox", "piceli"), runOf("/src/one/.piceli-sandbox", "other")
+	if a == b || a == c || b == c {
+		t.Errorf("runtime directories %s, %s, %s; want three different ones", a, b, c)
+	}
+	if again := runOf("/src/one/.piceli-sandbox", "piceli"); again != a {
+		t.Errorf("runtime directory of the same sandbox = %s, then %s", a, again)
+	}
+	if want := rundir.Base(os.Geteuid()); filepath.Dir(a) != want {
+		t.Errorf("runtime directory %s is not in %s", a, want)
+	}
+}
+
+// A runtime directory the node cannot use is refused before anything
+// starts, as the real node being unavailable (exit 2), saying why.
+func TestUnusableRuntimeDirIsRefused(t *testing.T) {
+	n, _ := testRealNode(t)
+	base := filepath.Join(t.TempDir(), "base")
+	if err := os.Mkdir(base, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(base, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	n.run = filepath.Join(base, n.id)
+	err := checkRuntimeDir(n)
+	if !errors.Is(err, ErrRealNodeUnavailable) || !errors.Is(err, rundir.ErrUnusable) || !strings.Contains(err.Error(), base+" has mode 0777") {
+		t.Errorf("checkRuntimeDir(world-writable base) = %v; want the real node unavailable, naming %s and its mode", err, base)
+	}
+	if err := os.Chmod(base, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkRuntimeDir(n); err != nil {
+		t.Errorf("checkRuntimeDir(private base) = %v, want nil", err)
 	}
 }
 

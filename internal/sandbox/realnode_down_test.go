@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/pynenc/piceli/internal/readiness"
+	"github.com/pynenc/piceli/internal/rundir"
 	"github.com/pynenc/piceli/internal/sandbox"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
@@ -34,12 +35,13 @@ var hostSettings = []string{"vm.overcommit_memory", "vm.panic_on_oom", "kernel.p
 // hostPaths are where the kubelet, containerd and CNI write outside the
 // sandbox whatever they are told.
 var hostPaths = []string{"/var/lib/kubelet/device-plugins", "/var/lib/kubelet", "/var/log/containers",
-	"/var/lib/cni/results", "/var/lib/cni", "/run/containerd/s", "/run/containerd", "/run/piceli-real-node"}
+	"/var/lib/cni/results", "/var/lib/cni", "/run/containerd/s", "/run/containerd", "/run/piceli-real-node",
+	rundir.Base(0)}
 
 // Down with pods running leaves no process, mount, bridge, veth, network
-// namespace, cgroup, listener or host setting of the real node behind, as
-// /proc, /proc/mounts, /sys/fs/cgroup and `ip link` show; Up works again
-// after it.
+// namespace, cgroup, listener, host setting or runtime directory of the
+// real node behind, as /proc, /proc/mounts, /sys/fs/cgroup and `ip link`
+// show; Up works again after it.
 func TestRealNodeDownLeavesNothing(t *testing.T) {
 	sb := openRealNode(t, 0)
 	settings, existed := readSettings(t), existing(hostPaths)
@@ -116,13 +118,21 @@ func observeNode(t *testing.T, r *realNodeSandbox) nodeTraces {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pid := range append(others, cgroupPIDs(t, r.node.CgroupRoot)...) {
+	shims, err := sandbox.ProcessesOf(r.node.RuntimeDir) // their command lines name containerd's socket
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range slices.Concat(others, shims, cgroupPIDs(t, r.node.CgroupRoot)) {
 		if _, ok := tr.pids[pid]; !ok {
 			tr.pids[pid] = comm(pid)
 		}
 	}
-	if tr.mounts, err = sandbox.MountsUnder(r.Layout().Dir); err != nil {
-		t.Fatal(err)
+	for _, dir := range []string{r.Layout().Dir, r.node.RuntimeDir} {
+		mounts, err := sandbox.MountsUnder(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.mounts = append(tr.mounts, mounts...)
 	}
 	for _, m := range nsfsMounts(t, r.node.Dir) {
 		var st syscall.Stat_t
@@ -134,6 +144,9 @@ func observeNode(t *testing.T, r *realNodeSandbox) nodeTraces {
 	tr.veths = bridgePorts(t, r.node.Bridge)
 	t.Logf("real node traces before Down: %d processes, %d mounts, %d network namespaces, veths %v, listeners %v",
 		len(tr.pids), len(tr.mounts), len(tr.netns), tr.veths, tr.listeners)
+	if !slices.ContainsFunc(tr.mounts, func(m string) bool { return strings.HasPrefix(m, r.node.RuntimeDir+"/kubelet/pods/") }) {
+		t.Fatalf("mounts %v: want the pods' volumes in the kubelet's root, in the runtime directory %s", tr.mounts, r.node.RuntimeDir)
+	}
 	if !slices.Contains(slices.Collect(maps.Values(tr.pids)), "nodeapp") ||
 		len(tr.netns) < 2 || len(tr.veths) < 2 || len(tr.listeners) < 2 || len(cgroupDirs(r.node.CgroupRoot)) == 0 {
 		t.Fatalf("traces %+v: want nodeapp processes, 2 network namespaces and veths, kubelet and containerd listeners, cgroups", tr)
@@ -149,8 +162,10 @@ func (tr nodeTraces) assertGone(t *testing.T, sb *sandbox.Sandbox) {
 			t.Errorf("%s (pid %d) still running after Down", what, pid)
 		}
 	}
-	if left, err := sandbox.ProcessesOf(sb.Layout().ClusterDir()); err != nil || len(left) > 0 {
-		t.Errorf("processes running from %s after Down = %v, %v", sb.Layout().ClusterDir(), left, err)
+	for _, dir := range []string{sb.Layout().ClusterDir(), tr.node.RuntimeDir} {
+		if left, err := sandbox.ProcessesOf(dir); err != nil || len(left) > 0 {
+			t.Errorf("processes running from %s after Down = %v, %v", dir, left, err)
+		}
 	}
 	if pids := cgroupPIDs(t, tr.node.CgroupRoot); len(pids) > 0 {
 		t.Errorf("processes in cgroup %s after Down: %v", tr.node.CgroupRoot, pids)
@@ -159,6 +174,10 @@ func (tr nodeTraces) assertGone(t *testing.T, sb *sandbox.Sandbox) {
 		t.Errorf("cgroups left after Down: %v", dirs)
 	}
 	assertNoMounts(t, sb.Layout().Dir)
+	assertNoMounts(t, tr.node.RuntimeDir)
+	if _, err := os.Lstat(tr.node.RuntimeDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("runtime directory %s after Down: %v; want it gone", tr.node.RuntimeDir, err)
+	}
 	for pid, ns := range processNetns(t) {
 		if m, ok := tr.netns[ns]; ok {
 			t.Errorf("pid %d (%s) still in the network namespace once mounted at %s", pid, comm(pid), m)

@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"text/template"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/pynenc/piceli/internal/signer"
 )
 
 // PiceliModule is the module path a scaffolded project requires.
@@ -28,6 +31,10 @@ type Options struct {
 	// replace directive. "" requires PiceliVersion from the module proxy.
 	PiceliSource  string
 	PiceliVersion string // version to require; "" means v0.0.0 (only with PiceliSource)
+	// StateSigner is the state_signers line of the machine that runs init
+	// ("ed25519:<base64> NAME"), written into release.toml so that this
+	// machine may write the release's shared state. Required.
+	StateSigner string
 }
 
 // Files are the files Write creates, relative to the project directory.
@@ -44,10 +51,8 @@ func Write(dir string, opts Options) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range Files {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return fmt.Errorf("init %s: %s: %w", dir, f, ErrExists)
-		}
+	if err := Check(dir); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("init %s: %w", dir, err)
@@ -60,9 +65,23 @@ func Write(dir string, opts Options) error {
 	return nil
 }
 
+// Check refuses, matching ErrExists, a directory that already holds a
+// file Write would create: Write would refuse it too.
+func Check(dir string) error {
+	for _, f := range Files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return fmt.Errorf("init %s: %s: %w", dir, f, ErrExists)
+		}
+	}
+	return nil
+}
+
 func withDefaults(o Options) (Options, error) {
 	if errs := validation.IsDNS1123Label(o.Name); len(errs) > 0 {
 		return o, fmt.Errorf("project name %q: %s", o.Name, errs[0])
+	}
+	if _, err := signer.Parse(o.StateSigner); err != nil {
+		return o, fmt.Errorf("state signer %q: %w", o.StateSigner, err)
 	}
 	if o.PiceliSource == "" && o.PiceliVersion == "" {
 		return o, errors.New("no Piceli source directory and no Piceli version to require: pass a source directory")
@@ -105,6 +124,13 @@ func (Options) PiceliModule() string { return PiceliModule }
 // GoPackage is the Go package name of infra.go: Name without dashes.
 func (o Options) GoPackage() string {
 	return string(bytes.ReplaceAll([]byte(o.Name), []byte("-"), nil))
+}
+
+// StateSignerTOML is StateSigner as a TOML basic string, quotes included.
+// signer.Parse has refused control characters and invalid UTF-8, so only
+// a quote and a backslash need escaping.
+func (o Options) StateSignerTOML() string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(o.StateSigner) + `"`
 }
 
 // NginxDigest pins the example image by digest, as release.toml requires.

@@ -48,6 +48,12 @@ composition = "infra.go:Build"
 # versions) lives in the cluster, so every operator and CI runner shares it;
 # .piceli-release is only a cache. state = "local" keeps it on this machine.
 state = "cluster"
+# Who may write that state: each machine or CI runner signs what it writes
+# with its own key, and only these keys are trusted. "piceli state key"
+# prints a machine's line; this one is the machine that ran piceli init.
+state_signers = [
+  {{.StateSignerTOML}},
+]
 state_dir = ".piceli-release"
 
 [images]

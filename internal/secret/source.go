@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/wire"
 )
 
@@ -60,7 +60,7 @@ func (r *Resolver) readFile(secret string, k wire.SecretKeyInfo) ([]byte, error)
 // readCapped reads path, refusing more than maxFileSize bytes. Its errors
 // drop the path, which the caller names as declared.
 func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Options{})
 	if err != nil {
 		return nil, bare(err)
 	}

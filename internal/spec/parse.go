@@ -3,12 +3,12 @@ package spec
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/specerr"
 )
 
@@ -20,7 +20,7 @@ const MaxFileSize = 1 << 20
 // content are *Error values (joined when there are several) naming path as
 // given, the line and the key; so is a file larger than MaxFileSize.
 func Load(path string) (*Spec, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("load release spec: %w", err)
 	}

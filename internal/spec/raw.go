@@ -34,19 +34,20 @@ type rawTarget struct {
 }
 
 type rawRelease struct {
-	Name                *string `toml:"name"`
-	Owner               *string `toml:"owner"`
-	FieldManager        *string `toml:"field_manager"`
-	Composition         *string `toml:"composition"`
-	StateDir            *string `toml:"state_dir"`
-	State               *string `toml:"state"`
-	StateNamespace      *string `toml:"state_namespace"`
-	AllowUnpinnedImages bool    `toml:"allow_unpinned_images"`
-	RequirePinnedImages bool    `toml:"require_pinned_images"`
-	Prune               bool    `toml:"prune"`
-	OnFailure           *string `toml:"on_failure"`
-	ReadyTimeout        *string `toml:"ready_timeout"`
-	Wait                *string `toml:"wait"`
+	Name                *string  `toml:"name"`
+	Owner               *string  `toml:"owner"`
+	FieldManager        *string  `toml:"field_manager"`
+	Composition         *string  `toml:"composition"`
+	StateDir            *string  `toml:"state_dir"`
+	State               *string  `toml:"state"`
+	StateNamespace      *string  `toml:"state_namespace"`
+	StateSigners        []string `toml:"state_signers"`
+	AllowUnpinnedImages bool     `toml:"allow_unpinned_images"`
+	RequirePinnedImages bool     `toml:"require_pinned_images"`
+	Prune               bool     `toml:"prune"`
+	OnFailure           *string  `toml:"on_failure"`
+	ReadyTimeout        *string  `toml:"ready_timeout"`
+	Wait                *string  `toml:"wait"`
 }
 
 // rawImage is one [images] entry: a reference string, or an inline table
@@ -107,7 +108,7 @@ var knownKeys = map[string]string{
 	"deploy":      "deliver, containerd_address, containerd_namespace, registry",
 	"telemetry":   "otlp_endpoint, export_timeout",
 	"target":      "kubeconfig, context, namespace, namespaces",
-	"release":     "name, owner, field_manager, composition, state_dir, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout, wait",
+	"release":     "name, owner, field_manager, composition, state_dir, state, state_namespace, state_signers, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout, wait",
 	"checks":      "name, timeout, retries, backoff, http, tcp, command, job",
 	"checks.http": "service, port, path, expect_status, method, headers, body_contains, body_regexp",
 	"checks.tcp":  "service, port",

@@ -1,6 +1,10 @@
 package spec
 
-import "time"
+import (
+	"time"
+
+	"github.com/pynenc/piceli/internal/signer"
+)
 
 // DefaultStateDir is where a release keeps its plans and journal when
 // release.state_dir is not set; it is relative to the spec's directory.
@@ -82,7 +86,13 @@ type Release struct {
 	State string
 	// StateNamespace is the namespace holding the state of a StateCluster
 	// release; empty means the target namespace. It is a DNS-1123 label.
-	StateNamespace      string
+	StateNamespace string
+	// StateSigners are the public keys whose signatures on shared state
+	// snapshots are trusted, as [release] state_signers lists them: each
+	// machine or runner that writes the state signs with its own key.
+	// Required, not empty, with StateCluster; allowed with StateLocal (for
+	// "state migrate --to cluster").
+	StateSigners        []signer.Signer
 	AllowUnpinnedImages bool // accept [images] that are not pinned by digest
 	// RequirePinnedImages refuses a plan in which a container or init
 	// container image of any object is not pinned by digest; without it

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pynenc/piceli/internal/signer"
 )
 
 const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -75,12 +77,24 @@ func TestParseGood(t *testing.T) {
 	}
 }
 
+// testSigner is a state_signers line: an ed25519 public key and a name.
+const testSigner = "ed25519:11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo= alice@laptop"
+
+func mustSigner(t *testing.T, line string) signer.Signer {
+	t.Helper()
+	s, err := signer.Parse(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestParseOptionalFields(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	dir := t.TempDir()
 	src := strings.Replace(good, `name = "hello"`, strings.Join([]string{
 		`name = "hello"`, `owner = "team-a"`, `field_manager = "fm"`,
-		`state_dir = "/var/state"`, `state = "cluster"`, `state_namespace = "ops"`, `allow_unpinned_images = true`, `prune = true`,
+		`state_dir = "/var/state"`, `state = "cluster"`, `state_namespace = "ops"`, `state_signers = ["` + testSigner + `"]`, `allow_unpinned_images = true`, `prune = true`,
 		`on_failure = "compensate"`, `ready_timeout = "90s"`, `wait = "none"`,
 	}, "\n"), 1)
 	src = strings.Replace(src, `"infra.go:Build"`, `"manifests/"`, 1)
@@ -92,7 +106,8 @@ func TestParseOptionalFields(t *testing.T) {
 	want := Release{
 		Name: "hello", Owner: "team-a", FieldManager: "fm", StateDir: "/var/state", State: StateCluster, StateNamespace: "ops", AllowUnpinnedImages: true, Prune: true,
 		OnFailure: OnFailureCompensate, ReadyTimeout: 90 * time.Second, Wait: WaitNone,
-		Composition: Composition{Kind: CompositionFiles, File: filepath.Join(dir, "manifests")},
+		Composition:  Composition{Kind: CompositionFiles, File: filepath.Join(dir, "manifests")},
+		StateSigners: []signer.Signer{mustSigner(t, testSigner)},
 	}
 	if diff := cmp.Diff(want, s.Release); diff != "" {
 		t.Errorf("Parse release mismatch (-want +got):\n%s", diff)
@@ -118,8 +133,20 @@ func TestParseBad(t *testing.T) {
 			[]string{`release.toml:8: release.state: "s3": want "cluster" or "local"`}},
 		{"a state namespace without cluster state is refused", `name = "hello"`, `name = "hello"` + "\nstate_namespace = \"ops\"",
 			[]string{`release.toml:8: release.state_namespace: is only used with release.state = "cluster"`}},
-		{"a state namespace must be a DNS-1123 label", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"\nstate_namespace = \"Ops\"",
+		{"a state namespace must be a DNS-1123 label", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"\nstate_namespace = \"Ops\"\nstate_signers = [\"" + testSigner + "\"]",
 			[]string{`release.toml:9: release.state_namespace: "Ops" must be a DNS-1123 label`}},
+		{"cluster state without state_signers says how to get a key", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"",
+			[]string{`release.toml:8: release.state_signers: required with state = "cluster": list the public keys allowed to sign the shared state; run "piceli state key" on each machine`}},
+		{"cluster state with no signers listed is refused", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"\nstate_signers = []",
+			[]string{`release.toml:9: release.state_signers: must not be empty with state = "cluster"`}},
+		{"a signer that is not an ed25519 key names its index", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"\nstate_signers = [\"" + testSigner + "\", \"rsa:AAAA bob\"]",
+			[]string{`release.toml:9: release.state_signers[1]: the key must start with "ed25519:" ("piceli state key" prints this machine's line)`}},
+		{"a signer without a name is refused", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"\nstate_signers = [\"" + strings.Fields(testSigner)[0] + "\"]",
+			[]string{`release.toml:9: release.state_signers[0]: no name after the key`}},
+		{"a signer listed twice is refused", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"\nstate_signers = [\"" + testSigner + "\", \"" + testSigner + " again\"]",
+			[]string{`release.toml:9: release.state_signers[1]: the key of "alice@laptop again" is listed twice`}},
+		{"state_signers that are not an array are refused", `name = "hello"`, `name = "hello"` + "\nstate = \"cluster\"\nstate_signers = \"" + testSigner + "\"",
+			[]string{`release.toml:9: release.state_signers: wrong type: want array, have string`}},
 		{"a missing context names the target table", `context = "kind-hello"`, ``,
 			[]string{`release.toml:1: target.context: required; name a context`}},
 		{"an omitted kubeconfig is refused", `kubeconfig = "hello.kubeconfig"`, ``,
@@ -253,19 +280,24 @@ func TestParseRefusesBadFailurePolicyAndTimeout(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	src := strings.Replace(good, `name = "hello"`, "name = \"hello\"\non_failure = \"retry\"\nready_timeout = \"soon\"", 1)
 	_, err := Parse("release.toml", []byte(src))
-	for _, want := range []string{`release.on_failure: "retry": want "stop", "compensate" or "rollback"`, `release.ready_timeout: "soon": want a positive duration`} {
+	for _, want := range []string{`release.on_failure: "retry": want "stop", "compensate" or "rollback"`, `release.ready_timeout: "soon": want a duration between 1s and 24h`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse() error = %v, want it to contain %q", err, want)
 		}
 	}
 }
 
-// A readiness wait of more than a day is refused by name, as a typo.
+// A readiness wait out of range is refused by name stating the range,
+// one too long to parse among them.
 func TestParseRefusesAnAbsurdReadyTimeout(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
+	rule := `: want a duration between 1s and 24h (the longest readiness wait of one wave)`
 	for v, want := range map[string]string{
-		"876000h": `release.toml:8: release.ready_timeout: "876000h" is longer than 24h, the longest readiness wait of one wave`,
-		"24h":     "",
+		"876000h":     `release.toml:8: release.ready_timeout: "876000h"` + rule,
+		"9999999999h": `release.toml:8: release.ready_timeout: "9999999999h"` + rule,
+		"10ms":        `release.toml:8: release.ready_timeout: "10ms"` + rule,
+		"24h":         "",
+		"1s":          "",
 	} {
 		src := strings.Replace(good, `name = "hello"`, "name = \"hello\"\nready_timeout = \""+v+"\"", 1)
 		_, err := Parse("release.toml", []byte(src))

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pynenc/piceli/internal/signer"
 )
 
 // spec validates the decoded tables and builds the Spec.
@@ -156,6 +158,7 @@ func (p *parser) release(r rawRelease) Release {
 		StateDir:            p.path(p.errs.Optional("release.state_dir", r.StateDir, DefaultStateDir)),
 		State:               p.state(r.State),
 		StateNamespace:      p.errs.Optional("release.state_namespace", r.StateNamespace, ""),
+		StateSigners:        p.signers(r.StateSigners),
 		AllowUnpinnedImages: r.AllowUnpinnedImages,
 		RequirePinnedImages: r.RequirePinnedImages,
 		Prune:               r.Prune,
@@ -168,10 +171,45 @@ func (p *parser) release(r rawRelease) Release {
 	if rel.StateNamespace != "" && rel.State != StateCluster {
 		p.errs.Add("release.state_namespace", "is only used with release.state = %q", StateCluster)
 	}
+	if rel.State == StateCluster && len(rel.StateSigners) == 0 && len(r.StateSigners) == 0 {
+		p.noSigners(r.StateSigners)
+	}
 	if rel.AllowUnpinnedImages && rel.RequirePinnedImages {
 		p.errs.Add("release.require_pinned_images", "contradicts release.allow_unpinned_images = true; set only one")
 	}
 	return rel
+}
+
+// signers parses release.state_signers: "ed25519:<base64> NAME" lines,
+// each key listed once.
+func (p *parser) signers(lines []string) []signer.Signer {
+	var out []signer.Signer
+	seen := map[string]bool{}
+	for i, line := range lines {
+		key := fmt.Sprintf("release.state_signers[%d]", i)
+		s, err := signer.Parse(line)
+		switch {
+		case err != nil:
+			p.errs.Add(key, "%v (\"piceli state key\" prints this machine's line)", err)
+		case seen[s.ID()]:
+			p.errs.Add(key, "the key of %q is listed twice", s.Name)
+		default:
+			out = append(out, s)
+		}
+		seen[s.ID()] = true
+	}
+	return out
+}
+
+// noSigners reports cluster state without state_signers: on the line of
+// the key when it is there and empty, else on the line of state.
+func (p *parser) noSigners(v []string) {
+	const key, msg = "release.state_signers", "%s with state = %q: list the public keys allowed to sign the shared state; run \"piceli state key\" on each machine or runner that writes it and paste the line it prints"
+	if v != nil {
+		p.errs.Add(key, msg, "must not be empty", StateCluster)
+		return
+	}
+	p.errs.Errs = append(p.errs.Errs, &Error{File: p.errs.File, Line: p.loc.Line("release.state"), Key: key, Msg: fmt.Sprintf(msg, "required", StateCluster)})
 }
 
 // onFailure checks release.on_failure, "stop" by default.
@@ -220,13 +258,21 @@ func (p *parser) duration(key string, v *string) time.Duration {
 // a typo ("876000h" for "8760s"), not a plan.
 const MaxReadyTimeout = 24 * time.Hour
 
-// readyTimeout parses release.ready_timeout, a positive duration of at
-// most MaxReadyTimeout.
+// MinReadyTimeout is the shortest readiness wait release.ready_timeout
+// may ask for.
+const MinReadyTimeout = time.Second
+
+// readyTimeout parses release.ready_timeout, a duration between
+// MinReadyTimeout and MaxReadyTimeout; a value out of that range, one too
+// large to parse among them, is refused stating the range.
 func (p *parser) readyTimeout(v *string) time.Duration {
 	const key = "release.ready_timeout"
-	d := p.duration(key, v)
-	if d > MaxReadyTimeout {
-		p.errs.Add(key, "%q is longer than %s, the longest readiness wait of one wave", *v, "24h")
+	if v == nil {
+		return 0
+	}
+	d, err := time.ParseDuration(*v)
+	if err != nil || d < MinReadyTimeout || d > MaxReadyTimeout {
+		p.errs.Add(key, "%q: want a duration between 1s and 24h (the longest readiness wait of one wave), such as \"90s\" or \"10m\"", *v)
 	}
 	return d
 }

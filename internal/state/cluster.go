@@ -3,10 +3,8 @@ package state
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/pynenc/piceli/internal/signer"
 )
 
 // Labels and names of the state objects.
@@ -54,6 +54,11 @@ type Snapshot struct {
 	Writer      string  `json:"writer"`
 	Transitions int32   `json:"leaseTransitions"`
 	Chunks      []Chunk `json:"chunks"`
+	// Signer is the public key ("ed25519:<base64>") whose Signature, in
+	// base64, covers the snapshot's Statement. Writer and Transitions are
+	// not covered: they say who held the Lease, for people.
+	Signer    string `json:"signer,omitempty"`
+	Signature string `json:"signature,omitempty"`
 }
 
 // Chunk is one chunk Secret of a snapshot.
@@ -67,11 +72,26 @@ type Chunk struct {
 // manifest Secret piceli-state-<release> and chunk Secrets
 // piceli-state-<release>-<generation>-<index> in Namespace, all labelled
 // StateLabel=<release>.
+//
+// Every snapshot is signed by its writer's key (Key) and read only when
+// signed by a key of Signers over the statement of this Release,
+// Namespace and ClusterUID; and, once this machine has verified a
+// generation, never an older one unacknowledged (PullOlder).
 type Cluster struct {
 	Client    kubernetes.Interface
 	Namespace string // where the state Secrets are
 	Release   string
 	Dir       string // the state directory, the cache
+	// ClusterUID is the target cluster's identity (the kube-system
+	// Namespace UID), bound into every signature.
+	ClusterUID string
+	// Signers are the keys whose snapshots are read: [release]
+	// state_signers. None trusts nothing.
+	Signers []signer.Signer
+	// Key is this machine's signing key, which Push signs with; Push
+	// refuses, before writing anything, without one or when Signers does
+	// not list it. Reading needs none.
+	Key *signer.Key
 }
 
 func (c *Cluster) manifestName() string { return "piceli-state-" + c.Release }
@@ -110,29 +130,46 @@ func (c *Cluster) apiError(verb, what string, err error) error {
 
 // Read returns the manifest and the files of the newest complete
 // snapshot, with what was wrong with a newer one when the previous had to
-// be used. With no manifest it returns nil files. When no snapshot is
-// whole the error names every missing or damaged chunk.
+// be used. With no manifest it returns nil files. A snapshot is used only
+// when its signature verifies (an error matching ErrUntrusted otherwise,
+// with no fall back to the previous one); when no snapshot is whole the
+// error names every missing or damaged chunk. Read does not apply this
+// machine's replay floor: Pull does.
 func (c *Cluster) Read(ctx context.Context) (*Manifest, *Snapshot, []File, string, error) {
 	m, _, err := c.readManifest(ctx)
 	if err != nil || m == nil || m.Current == nil {
 		return m, nil, nil, "", err
 	}
+	snap, files, refused, err := c.newest(ctx, m)
+	return m, snap, files, refused, err
+}
+
+// newest returns the current snapshot of m, or the previous one when the
+// current is torn, each verified before a chunk of it is read.
+func (c *Cluster) newest(ctx context.Context, m *Manifest) (*Snapshot, []File, string, error) {
 	files, curErr := c.readSnapshot(ctx, m.Current)
 	if curErr == nil {
-		return m, m.Current, files, "", nil
+		return m.Current, files, "", nil
 	}
-	if m.Previous == nil {
-		return m, nil, nil, "", curErr
+	if errors.Is(curErr, ErrUntrusted) || m.Previous == nil {
+		return nil, nil, "", curErr
 	}
 	files, prevErr := c.readSnapshot(ctx, m.Previous)
 	if prevErr != nil {
-		return m, nil, nil, "", fmt.Errorf("%w; and %w", curErr, prevErr)
+		return nil, nil, "", fmt.Errorf("%w; and %w", curErr, prevErr)
 	}
-	return m, m.Previous, files, curErr.Error(), nil
+	return m.Previous, files, curErr.Error(), nil
 }
 
-// readSnapshot fetches and checks every chunk of snap, then unpacks it.
+// readSnapshot verifies snap's signature, then fetches and checks every
+// chunk of it against the signed digest and size, and unpacks it.
 func (c *Cluster) readSnapshot(ctx context.Context, snap *Snapshot) ([]File, error) {
+	if _, err := c.verify(snap); err != nil {
+		return nil, err
+	}
+	if want := chunksFor(snap.Size); len(snap.Chunks) != want {
+		return nil, fmt.Errorf("state snapshot %d is torn: it lists %d chunks, its signed size needs %d", snap.Generation, len(snap.Chunks), want)
+	}
 	var data []byte
 	var bad []string
 	for _, ch := range snap.Chunks {
@@ -143,15 +180,30 @@ func (c *Cluster) readSnapshot(ctx context.Context, snap *Snapshot) ([]File, err
 		if problem != "" {
 			bad = append(bad, problem)
 		}
-		data = append(data, got...)
+		if data = append(data, got...); len(data) > snap.Size {
+			bad = append(bad, fmt.Sprintf("chunk Secret/%s/%s goes past the signed size", c.Namespace, ch.Name))
+			break
+		}
 	}
 	if len(bad) > 0 {
 		return nil, fmt.Errorf("state snapshot %d is torn: %s", snap.Generation, strings.Join(bad, ", "))
 	}
-	if Digest(data) != snap.Digest {
+	if Digest(data) != snap.Digest || len(data) != snap.Size {
 		return nil, fmt.Errorf("state snapshot %d is torn: its chunks do not add up to digest %s", snap.Generation, snap.Digest)
 	}
-	return Unpack(data)
+	return c.unpack(snap, data)
+}
+
+// chunksFor is how many chunks a snapshot of size bytes is cut into.
+func chunksFor(size int) int { return max(1, (size+ChunkSize-1)/ChunkSize) }
+
+// unpack unpacks a verified snapshot and checks its signed file count.
+func (c *Cluster) unpack(snap *Snapshot, data []byte) ([]File, error) {
+	files, err := Unpack(data)
+	if err == nil && len(files) != snap.Files {
+		err = fmt.Errorf("state snapshot %d holds %d files, its signature says %d", snap.Generation, len(files), snap.Files)
+	}
+	return files, err
 }
 
 // readChunk returns a chunk's bytes, or a problem naming it when it is
@@ -171,37 +223,104 @@ func (c *Cluster) readChunk(ctx context.Context, ch Chunk) ([]byte, string, erro
 	return data, "", nil
 }
 
-// Pull brings the cache up to date with the newest complete snapshot.
-// A cache that already agrees with the current snapshot costs one read.
-func (c *Cluster) Pull(ctx context.Context) (*Pulled, error) {
+// Pull brings the cache up to date with the newest complete snapshot,
+// verified (see Cluster). A cache that already agrees with the current
+// snapshot costs one read. A snapshot older than the newest this machine
+// has verified, or no state where it has seen one, is refused with an
+// *OlderError and nothing is merged.
+func (c *Cluster) Pull(ctx context.Context) (*Pulled, error) { return c.pull(ctx, nil) }
+
+// PullOlder is Pull that accepts the cluster's state although it is older
+// than what this machine has seen, as its operator acknowledged: exactly
+// generation (0: the state is gone, and the cache is kept as it is). The
+// acceptance is recorded in the cache's sync record; this machine's later
+// pushes still number past every generation it has seen. A newer state
+// than generation is refused, since the acknowledgement was not for it.
+func (c *Cluster) PullOlder(ctx context.Context, generation int64) (*Pulled, error) {
+	return c.pull(ctx, &generation)
+}
+
+func (c *Cluster) pull(ctx context.Context, accept *int64) (*Pulled, error) {
 	rec := readSync(c.Dir)
 	m, _, err := c.readManifest(ctx)
-	if err != nil || m == nil || m.Current == nil {
-		return &Pulled{}, err
+	if err != nil {
+		return nil, err
 	}
-	if rec.Generation == m.Current.Generation && rec.Digest == m.Current.Digest {
+	if m == nil || m.Current == nil {
+		return c.vanished(rec, accept)
+	}
+	if rec.agrees(m.Current) {
+		if _, err := c.verify(m.Current); err != nil {
+			return nil, err
+		}
 		return &Pulled{Generation: rec.Generation, Files: len(rec.Files)}, nil
 	}
-	_, snap, files, refused, err := c.Read(ctx)
-	if err != nil || snap == nil {
-		return &Pulled{}, err
+	snap, files, refused, err := c.newest(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	return c.merge(rec, snap, files, refused, accept)
+}
+
+// merge admits snap against the floor, merges its files into the cache
+// and records the agreement.
+func (c *Cluster) merge(rec syncRecord, snap *Snapshot, files []File, refused string, accept *int64) (*Pulled, error) {
+	if err := c.admit(rec, snap, accept); err != nil {
+		if refused != "" {
+			return nil, fmt.Errorf("%w (the newer %s)", err, refused)
+		}
+		return nil, err
+	}
+	older := snap.Generation <= rec.floor() && !rec.agrees(snap)
+	if accept != nil && !older {
+		return nil, fmt.Errorf("state pull --accept-older %d: the cluster holds snapshot %d, which is not older than snapshot %d this machine has seen; pull without --accept-older", *accept, snap.Generation, rec.floor())
 	}
 	changed, err := Merge(c.Dir, files, rec.gone(files))
 	if err != nil {
 		return nil, err
 	}
-	if err := writeSync(c.Dir, syncRecord{Generation: snap.Generation, Digest: snap.Digest, Files: paths(files)}); err != nil {
+	if err := writeSync(c.Dir, rec.after(snap, paths(files), older)); err != nil {
 		return nil, err
 	}
-	return &Pulled{Generation: snap.Generation, Files: len(files), Changed: changed, Refused: refused}, nil
+	got := &Pulled{Generation: snap.Generation, Files: len(files), Changed: changed, Refused: refused}
+	if older {
+		got.Accepted = &Ack{Generation: snap.Generation, Seen: rec.floor()}
+	}
+	return got, nil
+}
+
+// vanished answers a pull that found no state: nothing to do unless this
+// machine had agreed with a snapshot, which is then refused unless
+// acknowledged (generation 0). An acknowledged disappearance keeps the
+// cache's files as files made here.
+func (c *Cluster) vanished(rec syncRecord, accept *int64) (*Pulled, error) {
+	switch {
+	case accept != nil && *accept != 0:
+		return nil, fmt.Errorf("state pull --accept-older %d: the cluster holds no state of release %s in namespace %s; accept that with --accept-older 0", *accept, c.Release, c.Namespace)
+	case rec.Generation == 0:
+		return &Pulled{}, nil
+	case accept == nil:
+		return nil, &OlderError{Release: c.Release, Namespace: c.Namespace, Seen: rec.floor()}
+	}
+	next := syncRecord{Seen: rec.floor(), Acks: rec.ack(0)}
+	if err := writeSync(c.Dir, next); err != nil {
+		return nil, err
+	}
+	return &Pulled{Accepted: &Ack{Seen: rec.floor()}}, nil
 }
 
 // Push packs the state directory and makes it the current snapshot,
-// keeping the one before as previous, after checking fence against the
-// Lease. The manifest is replaced with its resourceVersion as read, so of
-// two writers racing only one wins; the other's chunks are left for the
-// next push to remove.
+// signed with Key, keeping the one before as previous, after checking
+// fence against the Lease. A Key missing or not in Signers is refused
+// (ErrUntrusted) before anything is read or written. The new generation
+// is one past both the manifest's and the newest this machine has seen.
+// The manifest is replaced with its resourceVersion as read, so of two
+// writers racing only one wins; the other's chunks are left for the next
+// push to remove.
 func (c *Cluster) Push(ctx context.Context, fence Fence) (*Pushed, error) {
+	if _, err := c.writer(); err != nil {
+		return nil, err
+	}
 	files, err := Files(c.Dir)
 	if err != nil {
 		return nil, err
@@ -217,14 +336,15 @@ func (c *Cluster) Push(ctx context.Context, fence Fence) (*Pushed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m != nil && m.Current != nil && m.Current.Digest == Digest(data) {
+	rec := readSync(c.Dir)
+	if c.unchanged(m, data) {
 		return &Pushed{Generation: m.Current.Generation, Chunks: len(m.Current.Chunks), Bytes: len(data), Unchanged: true}, nil
 	}
-	snap, err := c.writeChunks(ctx, m, data, fence)
-	if err != nil {
+	snap := &Snapshot{Generation: nextGeneration(m, rec), Digest: Digest(data), Size: len(data), Files: len(files), Writer: fence.Identity, Transitions: fence.Transitions}
+	if err := c.writeChunks(ctx, snap, data); err != nil {
 		return nil, err
 	}
-	snap.Files = len(files)
+	c.sign(snap)
 	if err := c.checkFence(ctx, fence); err != nil {
 		return nil, err
 	}
@@ -232,10 +352,31 @@ func (c *Cluster) Push(ctx context.Context, fence Fence) (*Pushed, error) {
 		return nil, err
 	}
 	c.collect(ctx, snap.Generation, m)
-	if err := writeSync(c.Dir, syncRecord{Generation: snap.Generation, Digest: snap.Digest, Files: paths(files)}); err != nil {
+	if err := writeSync(c.Dir, rec.after(snap, paths(files), false)); err != nil {
 		return nil, err
 	}
 	return &Pushed{Generation: snap.Generation, Chunks: len(snap.Chunks), Bytes: len(data)}, nil
+}
+
+// unchanged reports whether m's current snapshot already holds data,
+// signed by a trusted key (an untrusted one is replaced).
+func (c *Cluster) unchanged(m *Manifest, data []byte) bool {
+	if m == nil || m.Current == nil || m.Current.Digest != Digest(data) {
+		return false
+	}
+	_, err := c.verify(m.Current)
+	return err == nil
+}
+
+// nextGeneration is one past the manifest's current generation and the
+// newest this machine has seen, so a generation number is never reused
+// with other content, even after an older state was restored.
+func nextGeneration(m *Manifest, rec syncRecord) int64 {
+	gen := rec.floor()
+	if m != nil && m.Current != nil {
+		gen = max(gen, m.Current.Generation)
+	}
+	return gen + 1
 }
 
 // checkFence refuses a write unless the Lease is still fence's: same
@@ -262,22 +403,18 @@ func (c *Cluster) checkFence(ctx context.Context, fence Fence) error {
 	return nil
 }
 
-// writeChunks stores data as the chunks of the next generation.
-func (c *Cluster) writeChunks(ctx context.Context, m *Manifest, data []byte, fence Fence) (*Snapshot, error) {
-	gen := int64(1)
-	if m != nil && m.Current != nil {
-		gen = m.Current.Generation + 1
-	}
-	snap := &Snapshot{Generation: gen, Digest: Digest(data), Size: len(data), Writer: fence.Identity, Transitions: fence.Transitions}
-	for i := 0; i == 0 || i*ChunkSize < len(data); i++ {
+// writeChunks stores data as the chunks of snap's generation and lists
+// them in snap.
+func (c *Cluster) writeChunks(ctx context.Context, snap *Snapshot, data []byte) error {
+	for i := range chunksFor(len(data)) {
 		part := data[i*ChunkSize : min((i+1)*ChunkSize, len(data))]
-		ch := Chunk{Name: c.chunkName(gen, i), Digest: Digest(part), Size: len(part)}
-		if err := c.putSecret(ctx, c.secret(ch.Name, "chunk", gen, map[string][]byte{chunkKey: part}), ""); err != nil {
-			return nil, err
+		ch := Chunk{Name: c.chunkName(snap.Generation, i), Digest: Digest(part), Size: len(part)}
+		if err := c.putSecret(ctx, c.secret(ch.Name, "chunk", snap.Generation, map[string][]byte{chunkKey: part}), ""); err != nil {
+			return err
 		}
 		snap.Chunks = append(snap.Chunks, ch)
 	}
-	return snap, nil
+	return nil
 }
 
 // writeManifest makes snap current, conditional on the manifest read.
@@ -361,52 +498,4 @@ func (c *Cluster) collect(ctx context.Context, current int64, m *Manifest) {
 			api.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
 		}
 	}
-}
-
-// syncRecord is the cache's note of the snapshot it last agreed with.
-type syncRecord struct {
-	Generation int64    `json:"generation"`
-	Digest     string   `json:"sha256"`
-	Files      []string `json:"files"`
-}
-
-// gone lists the files of the recorded snapshot that files lacks.
-func (r syncRecord) gone(files []File) []string {
-	now := make(map[string]bool, len(files))
-	for _, f := range files {
-		now[f.Path] = true
-	}
-	var gone []string
-	for _, p := range r.Files {
-		if !now[p] && !local(p) {
-			gone = append(gone, p)
-		}
-	}
-	return gone
-}
-
-func paths(files []File) []string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.Path
-	}
-	slices.Sort(out)
-	return out
-}
-
-func readSync(dir string) syncRecord {
-	var r syncRecord
-	data, err := os.ReadFile(filepath.Join(dir, syncFile))
-	if err == nil {
-		json.Unmarshal(data, &r) // a damaged record means "agreed with nothing"
-	}
-	return r
-}
-
-func writeSync(dir string, r syncRecord) error {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return writePrivate(filepath.Join(dir, syncFile), data)
 }

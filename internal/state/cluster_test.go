@@ -62,14 +62,14 @@ func testLargeRoundTrip(t *testing.T, cs kubernetes.Interface, ns string) {
 		write(t, a, fmt.Sprintf("history/%06d.json", i+1), string(buf))
 	}
 	_, fence := held(t, cs, ns, "big")
-	pushed, err := (&Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: a}).Push(t.Context(), fence)
+	pushed, err := signed(t, &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: a}).Push(t.Context(), fence)
 	if err != nil {
 		t.Fatalf("Push: %v", err)
 	}
 	if pushed.Bytes < 3<<20 || pushed.Chunks < 7 {
 		t.Errorf("Push = %+v, want over 3 MiB in at least 7 chunks", pushed)
 	}
-	if _, err := (&Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: b}).Pull(t.Context()); err != nil {
+	if _, err := signed(t, &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: b}).Pull(t.Context()); err != nil {
 		t.Fatalf("Pull: %v", err)
 	}
 	fa, _ := Files(a)
@@ -89,7 +89,7 @@ func mustPack(t *testing.T, files []File) []byte {
 
 func testDeletedChunk(t *testing.T, cs kubernetes.Interface, ns string) {
 	a := t.TempDir()
-	c := &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: a}
+	c := signed(t, &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: a})
 	_, fence := held(t, cs, ns, "torn")
 	write(t, a, "history/000001.json", "first")
 	if _, err := c.Push(t.Context(), fence); err != nil {
@@ -105,7 +105,7 @@ func testDeletedChunk(t *testing.T, cs kubernetes.Interface, ns string) {
 		t.Fatal(err)
 	}
 	b := t.TempDir()
-	got, err := (&Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: b}).Pull(t.Context())
+	got, err := signed(t, &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: b}).Pull(t.Context())
 	if err != nil {
 		t.Fatalf("Pull with a deleted chunk: %v", err)
 	}
@@ -120,7 +120,7 @@ func testDeletedChunk(t *testing.T, cs kubernetes.Interface, ns string) {
 	if err := cs.CoreV1().Secrets(ns).Delete(t.Context(), prev, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = (&Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: t.TempDir()}).Pull(t.Context())
+	_, err = signed(t, &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: t.TempDir()}).Pull(t.Context())
 	if err == nil || !strings.Contains(err.Error(), chunk) || !strings.Contains(err.Error(), prev) {
 		t.Errorf("Pull with both snapshots torn = %v, want an error naming %s and %s", err, chunk, prev)
 	}
@@ -128,7 +128,7 @@ func testDeletedChunk(t *testing.T, cs kubernetes.Interface, ns string) {
 
 func testFencedWriter(t *testing.T, cs kubernetes.Interface, ns string) {
 	a := t.TempDir()
-	c := &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: a}
+	c := signed(t, &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: a})
 	l, fence := held(t, cs, ns, "first")
 	write(t, a, "history/000001.json", "first")
 	if _, err := c.Push(t.Context(), fence); err != nil {
@@ -161,7 +161,7 @@ func testCacheDeleted(t *testing.T, cs kubernetes.Interface, ns string) {
 	a := t.TempDir()
 	_, fence := held(t, cs, ns, "cache")
 	write(t, a, "keys/digest", "k")
-	c := &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: a}
+	c := signed(t, &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: a})
 	if _, err := c.Push(t.Context(), fence); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func testCacheDeleted(t *testing.T, cs kubernetes.Interface, ns string) {
 		t.Errorf("second Push of the same files = %+v, %v; want Unchanged", again, err)
 	}
 	b := t.TempDir() + "/gone"
-	if _, err := (&Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: b}).Pull(t.Context()); err != nil {
+	if _, err := signed(t, &Cluster{Client: cs, Namespace: ns, Release: "shop", Dir: b}).Pull(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, b, "keys/digest") != "k" {

@@ -44,6 +44,10 @@ func Export(w io.Writer, files []File, passphrase string) error {
 	return nil
 }
 
+// MaxExportSize bounds what Import decrypts: a state directory's packed
+// snapshot is far smaller.
+const MaxExportSize = 256 << 20
+
 // Import decrypts and unpacks a file Export wrote. A wrong passphrase or a
 // damaged file is an error; nothing is returned from either.
 func Import(r io.Reader, passphrase string) ([]File, error) {
@@ -56,8 +60,12 @@ func Import(r io.Reader, passphrase string) ([]File, error) {
 		return nil, fmt.Errorf("import state: the %w does not open this file, or it is not a state export: %v", ErrPassphrase, err)
 	}
 	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, dec); err != nil {
+	n, err := io.Copy(&buf, io.LimitReader(dec, MaxExportSize+1))
+	if err != nil {
 		return nil, fmt.Errorf("import state: the file is damaged: %w", err)
+	}
+	if n > MaxExportSize {
+		return nil, fmt.Errorf("import state: the file holds more than %d MiB, more than any state export", MaxExportSize>>20)
 	}
 	return Unpack(buf.Bytes())
 }

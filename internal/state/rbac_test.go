@@ -53,10 +53,10 @@ func TestOperatorRoleIsEnoughAndAMissingPermissionIsNamed(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "history/000001.json", "first")
 	_, fence := held(t, operator, ns, "operator")
-	if _, err := (&Cluster{Client: operator, Namespace: ns, Release: "shop", Dir: dir}).Push(t.Context(), fence); err != nil {
+	if _, err := signed(t, &Cluster{Client: operator, Namespace: ns, Release: "shop", Dir: dir}).Push(t.Context(), fence); err != nil {
 		t.Fatalf("Push as the documented operator: %v", err)
 	}
-	if _, err := (&Cluster{Client: operator, Namespace: ns, Release: "shop", Dir: t.TempDir()}).Pull(t.Context()); err != nil {
+	if _, err := signed(t, &Cluster{Client: operator, Namespace: ns, Release: "shop", Dir: t.TempDir()}).Pull(t.Context()); err != nil {
 		t.Fatalf("Pull as the documented operator: %v", err)
 	}
 
@@ -68,7 +68,7 @@ func TestOperatorRoleIsEnoughAndAMissingPermissionIsNamed(t *testing.T) {
 	dir2 := t.TempDir()
 	write(t, dir2, "history/000001.json", "something else")
 	_, fence2 := heldFor(t, other, ns, "other", "reader")
-	_, err := (&Cluster{Client: other, Namespace: ns, Release: "other", Dir: dir2}).Push(t.Context(), fence2)
+	_, err := signed(t, &Cluster{Client: other, Namespace: ns, Release: "other", Dir: dir2}).Push(t.Context(), fence2)
 	want := `needs "create" on secrets in namespace ` + ns
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Push without create on secrets = %v, want an error saying it %s", err, want)

@@ -130,17 +130,17 @@ func Digest(data []byte) string {
 // returns how many it changed. The snapshot wins, except where the local
 // file already extends the snapshot's content (a journal this machine
 // appended to since the last push: append-only files only grow), and
-// except a latest-run pointer naming a later run than the snapshot's. Files
-// not in the snapshot are kept (they were made here and not pushed yet),
-// except those listed in gone: files an earlier pull brought that the
-// shared state no longer holds (removed by retention elsewhere).
+// except a latest-run pointer naming a run that started after the
+// snapshot's latest run (laterRun). Files not in the snapshot are kept
+// (they were made here and not pushed yet), except those listed in gone:
+// files an earlier pull brought that the shared state no longer holds
+// (removed by retention elsewhere).
 func Merge(dir string, files []File, gone []string) (int, error) {
 	changed := 0
-	shared := sharedRuns(files)
 	for _, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Path))
 		cur, err := os.ReadFile(path)
-		if err == nil && (bytes.HasPrefix(cur, f.Data) || newerRun(f.Path, cur, f.Data, shared)) {
+		if err == nil && (bytes.HasPrefix(cur, f.Data) || f.Path == latestRun && keepLatest(dir, files, cur, f.Data)) {
 			continue
 		}
 		if err := writePrivate(path, f.Data); err != nil {
@@ -155,34 +155,6 @@ func Merge(dir string, files []File, gone []string) (int, error) {
 		}
 	}
 	return changed, nil
-}
-
-// latestRun is the file naming a release's latest run.
-const latestRun = "runs/latest"
-
-// newerRun reports whether the cache's latest-run pointer names a later run
-// than the snapshot's: a run the snapshot does not hold (started here and
-// killed before its first push: it stays the one to resume), or one whose
-// id sorts later (run ids begin with their start time, to the second, so
-// two runs of the same second need the first rule).
-func newerRun(path string, cur, snapshot []byte, shared map[string]bool) bool {
-	if path != latestRun {
-		return false
-	}
-	run := string(bytes.TrimSpace(cur))
-	return !shared[run] || bytes.Compare([]byte(run), bytes.TrimSpace(snapshot)) > 0
-}
-
-// sharedRuns are the ids of the runs whose files the snapshot holds.
-func sharedRuns(files []File) map[string]bool {
-	runs := map[string]bool{}
-	for _, f := range files {
-		rest, ok := strings.CutPrefix(f.Path, "runs/")
-		if id, _, found := strings.Cut(rest, "/"); ok && found {
-			runs[id] = true
-		}
-	}
-	return runs
 }
 
 // writePrivate replaces path atomically, creating its directories

@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pynenc/piceli/internal/journal"
 )
 
 func write(t *testing.T, dir, rel, data string) {
@@ -94,27 +97,63 @@ func TestMerge(t *testing.T) {
 	}
 }
 
-// The cache's latest-run pointer survives a pull while it names a run the
-// snapshot does not hold, even one started in the same second as the
-// snapshot's (its random suffix may sort first); a run the snapshot holds
-// gives way to a later one.
+// journalStarted returns the bytes of a journal whose run started at at.
+func journalStarted(t *testing.T, run string, at time.Time) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "journal")
+	w, err := journal.Create(path, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(journal.Record{Type: journal.RunStarted, Time: at, Run: run, Plan: "sha256:00"}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// The cache's latest-run pointer survives a pull only while it names a
+// run that started after the snapshot's latest run, by the start time its
+// journal records (to the nanosecond, so two runs of the same second are
+// told apart), whether or not the snapshot holds it; then the greater id.
 func TestMergeLatestRunPointer(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
-		name, local, shared string
-		sharedHoldsLocal    bool
-		want                string
+		name          string
+		local, shared string
+		localAt       time.Time // the local run's start
+		sharedAt      time.Time // the snapshot's run's start
+		localPushed   bool      // the snapshot holds the local run too
+		noJournals    bool      // neither journal can be read: the ids' times decide
+		want          string
 	}{
-		{"an unpushed run of the same second, sorting first", "20261201-120000-000001", "20261201-120000-ffffff", false, "20261201-120000-000001"},
-		{"an unpushed later run", "20261201-130000-aaaaaa", "20261201-120000-bbbbbb", false, "20261201-130000-aaaaaa"},
-		{"a pushed run another machine followed", "20261201-120000-aaaaaa", "20261201-130000-bbbbbb", true, "20261201-130000-bbbbbb"},
+		{name: "an unpushed run started later, in the same second and sorting first, stays latest",
+			local: "20261201-120000-000001", shared: "20261201-120000-ffffff", localAt: t0.Add(900 * time.Millisecond), sharedAt: t0.Add(100 * time.Millisecond), want: "20261201-120000-000001"},
+		{name: "an unpushed later run stays latest", local: "20261201-130000-aaaaaa", shared: "20261201-120000-bbbbbb",
+			localAt: t0.Add(time.Hour), sharedAt: t0, want: "20261201-130000-aaaaaa"},
+		{name: "an unpushed run killed before another machine's later run gives way to it",
+			local: "20261201-120000-ffffff", shared: "20261201-120005-000001", localAt: t0, sharedAt: t0.Add(5 * time.Second), want: "20261201-120005-000001"},
+		{name: "a pushed run another machine followed gives way", local: "20261201-120000-aaaaaa", shared: "20261201-130000-bbbbbb",
+			localAt: t0, sharedAt: t0.Add(time.Hour), localPushed: true, want: "20261201-130000-bbbbbb"},
+		{name: "without journals the time and then the id decide", local: "20261201-120000-000001", shared: "20261201-120000-ffffff",
+			noJournals: true, want: "20261201-120000-ffffff"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, "runs/latest", tt.local+"\n")
-			snap := []File{{Path: "runs/latest", Data: []byte(tt.shared + "\n")}, {Path: "runs/" + tt.shared + "/journal", Data: []byte("j")}}
-			if tt.sharedHoldsLocal {
-				snap = append(snap, File{Path: "runs/" + tt.local + "/journal", Data: []byte("j")})
+			localJ, sharedJ := journalStarted(t, tt.local, tt.localAt), journalStarted(t, tt.shared, tt.sharedAt)
+			if tt.noJournals {
+				localJ, sharedJ = []byte("damaged"), []byte("damaged")
+			}
+			write(t, dir, "runs/"+tt.local+"/journal", string(localJ))
+			snap := []File{{Path: "runs/latest", Data: []byte(tt.shared + "\n")}, {Path: "runs/" + tt.shared + "/journal", Data: sharedJ}}
+			if tt.localPushed {
+				snap = append(snap, File{Path: "runs/" + tt.local + "/journal", Data: localJ})
 			}
 			if _, err := Merge(dir, snap, nil); err != nil {
 				t.Fatal(err)

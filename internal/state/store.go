@@ -41,6 +41,10 @@ type Pulled struct {
 	// Refused names what was wrong with a newer snapshot that was not
 	// used (a missing or damaged chunk), when the previous one was.
 	Refused string
+	// Accepted is set when the pull took an older state than this machine
+	// had seen, as PullOlder was asked to: the generation taken (0: none)
+	// and the newest seen before.
+	Accepted *Ack
 }
 
 // Pushed says what a Push wrote.

@@ -1,13 +1,12 @@
 "use strict";
-// The lens's page: reads the API with the token the server put in the
-// page, refreshes without reloading, and reaches nothing but its own
-// origin.
+// The lens's page: reads the API with the session cookie the launch URL
+// gave this browser (sent by fetch to the same origin), refreshes without
+// reloading, and reaches nothing but its own origin.
 (function () {
-  const token = document.querySelector('meta[name="piceli-token"]').content;
   const $ = (sel) => document.querySelector(sel);
 
   async function api(path, body) {
-    const init = { headers: { "Authorization": "Bearer " + token }, cache: "no-store" };
+    const init = { headers: {}, credentials: "same-origin", cache: "no-store" };
     if (body !== undefined) {
       init.method = "POST";
       init.headers["Content-Type"] = "application/json";

@@ -78,20 +78,24 @@ func LockRealNode(t testing.TB) {
 
 // OpenRealNode opens, without starting, a sandbox with a real node and
 // fakeNodes fake ones, an agent run by this test binary (see AgentMain)
-// and the cached binaries, in a short temporary directory: the sockets its
-// processes create there must fit in a unix socket address, which
-// t.TempDir's long names break. It first takes the machine's real node for
-// the test (LockRealNode), skips (fails under CI=true) when this machine
-// cannot run one, and is stopped, its directory removed, when the test
-// ends. -short skips it: a real node changes the host.
+// and the cached binaries, in a temporary directory at least DeepDir
+// characters long: every real-node test shows that the sandbox's sockets do
+// not depend on the depth of its directory. It first takes the machine's
+// real node for the test (LockRealNode), skips (fails under CI=true) when
+// this machine cannot run one, and is stopped, its directory removed, when
+// the test ends. -short skips it: a real node changes the host.
 func OpenRealNode(t testing.TB, fakeNodes int) *sandbox.Sandbox {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: a real node changes the host (cgroups, a bridge, mounts); run without -short, as root")
 	}
 	LockRealNode(t)
-	dir, err := os.MkdirTemp("", "pcl")
+	top, err := os.MkdirTemp("", "pcl")
 	if err != nil {
+		t.Fatal(err)
+	}
+	dir := deepIn(top)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	sb, err := sandbox.Open(sandbox.Options{
@@ -108,14 +112,28 @@ func OpenRealNode(t testing.TB, fakeNodes int) *sandbox.Sandbox {
 			t.Errorf("cleanup: %v", err)
 		}
 		// Never remove through a mount (a pod's volume may be one).
-		if left, err := sandbox.MountsUnder(dir); err != nil || len(left) > 0 {
-			t.Errorf("cleanup: mounts left under %s: %v %v; not removing it", dir, left, err)
+		if left, err := sandbox.MountsUnder(top); err != nil || len(left) > 0 {
+			t.Errorf("cleanup: mounts left under %s: %v %v; not removing it", top, left, err)
 			return
 		}
-		os.RemoveAll(dir)
+		os.RemoveAll(top)
 	})
 	RequireRealNode(t, sb.Binaries())
 	return sb
+}
+
+// DeepDir is the length, in characters, of the directories OpenRealNode
+// puts its sandboxes in: far past what a unix socket's path may hold.
+const DeepDir = 200
+
+// deepIn is a path below top, in nested folders, of DeepDir characters or
+// a few more.
+func deepIn(top string) string {
+	dir := top
+	for len(dir) < DeepDir {
+		dir = filepath.Join(dir, "a-deep-checkout")
+	}
+	return dir
 }
 
 // RealNode is a started sandbox with a real node, and clients for it.
