@@ -56,7 +56,7 @@ type LogTail struct {
 
 // Logs returns the last lines of a container of a ready pod of
 // opts.Target, through the API server (the kubelet's log endpoint), never
-// more than the caps. Bad options are an *InputError; nothing is written.
+// more than the caps. Bad options are a refusal (refusal.Is); nothing is written.
 func Logs(ctx context.Context, cl *Cluster, opts LogsOptions) (*LogTail, error) {
 	lines, limit, err := opts.caps()
 	if err != nil {
@@ -90,7 +90,7 @@ func Logs(ctx context.Context, cl *Cluster, opts LogsOptions) (*LogTail, error) 
 
 func (o LogsOptions) caps() (int, int, error) {
 	if o.Namespace == "" || o.Target == "" {
-		return 0, 0, badInput("logs need a namespace and a target (--namespace, --target)")
+		return 0, 0, badInput("logs need a namespace and a target")
 	}
 	if o.Lines < 0 || o.Bytes < 0 {
 		return 0, 0, badInput("tail %d lines, %d bytes: want positive numbers", o.Lines, o.Bytes)

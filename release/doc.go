@@ -11,7 +11,8 @@
 // declared sources into the private store and never reach a plan, journal,
 // event or error.
 //
-// Errors a caller branches on are typed: *RefusedError (bad input; nothing
-// changed), *StaleError, *LockHeldError, *ApprovalRequiredError and
-// *RunFailedError. Progress of a run arrives as Events.
+// Errors a caller branches on: refusal.Is(err) for anything refused before
+// any change (bad input, a stale plan as *StaleError, a held lock as
+// *LockHeldError), *ApprovalRequiredError and *RunFailedError. Progress of a
+// run arrives as Events.
 package release

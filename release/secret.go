@@ -13,7 +13,7 @@ type SecretVersion = secret.Version
 
 // SecretVersion loads version n (0: the latest) of the declared secret name
 // from the release's private store. An unknown secret or version is a
-// *RefusedError. No cluster is contacted, unless the release's state is
+// refusal. No cluster is contacted, unless the release's state is
 // shared: then the state directory is brought up to date from it first.
 func (r *Release) SecretVersion(ctx context.Context, name string, n int) (*SecretVersion, error) {
 	if err := r.checkOwner(); err != nil {

@@ -21,7 +21,7 @@ func WritePlan(w io.Writer, p *Plan, opts TextOptions) {
 // in place of the whole.
 func ShortHash(hash string) string { return plan.ShortHash(hash) }
 
-// CheckApproval refuses (a *RefusedError) an approved hash that is not an
+// CheckApproval refuses (refusal.Is) an approved hash that is not an
 // optional "sha256:" and 12 to 64 lower-case hex digits: glob and path
 // characters, upper case, too few or too many digits. Apply, Rollback and
 // deploy call it before they read or write anything.

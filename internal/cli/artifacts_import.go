@@ -49,7 +49,7 @@ Ctrl-C stops the tool's whole process group. Without the grant nothing runs.`,
 			} else if rec != nil {
 				cmd.Printf("%s: %d image(s) to %s, %s sent; receipt %s\n", rec.Outcome, len(rec.Images), rec.Target.Kind, bytesText(rec.BytesSent), rec.Path)
 			}
-			return artifactErr(err)
+			return err
 		},
 	}
 	f.register(cmd)

@@ -55,7 +55,7 @@ Bad input is refused (exit code 2) before anything is written.`,
 			}
 			res, err := codegen.CRD(cmd.Context(), opts)
 			if err != nil {
-				return codegenError(err)
+				return err
 			}
 			if output == "json" {
 				return writeJSON(cmd, res)
@@ -73,14 +73,6 @@ Bad input is refused (exit code 2) before anything is written.`,
 	fl.BoolVar(&cluster.AllowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
 	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
-}
-
-// codegenError gives refusals exit code 2.
-func codegenError(err error) error {
-	if codegen.IsRefused(err) {
-		return refused(err)
-	}
-	return err
 }
 
 // printCodegen says what was written and how to use it.

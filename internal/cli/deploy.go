@@ -125,8 +125,6 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 			cmd.Printf("\nplan %s stored\ncontinue with: %s\n", approval.Plan.Hash, next)
 		}
 		return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}
-	case deploy.IsRefused(err):
-		return refused(err)
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\ncontinue it with: %s", err, resumeCommand(f.spec))}
 }
@@ -177,7 +175,7 @@ Steps:
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all, err := deploy.History(f.spec)
 			if err != nil {
-				return deployErr(err)
+				return err
 			}
 			if output == "json" {
 				return writeJSON(cmd, map[string]any{"schema": "piceli.deploy-history/v1", "deploys": all})
@@ -210,7 +208,7 @@ Steps:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := deploy.Show(f.spec, args[0])
 			if err != nil {
-				return deployErr(err)
+				return err
 			}
 			if output == "json" {
 				return writeJSON(cmd, map[string]any{"schema": "piceli.deploy/v1", "deploy": st})
@@ -222,13 +220,6 @@ Steps:
 	f.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
-}
-
-func deployErr(err error) error {
-	if deploy.IsRefused(err) {
-		return refused(err)
-	}
-	return err
 }
 
 // stagesText is "inputs done, build skipped, ..." for a history line.

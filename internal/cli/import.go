@@ -78,7 +78,7 @@ Then: piceli render --spec DIR/release.toml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := importer.FromFiles(cmd.Context(), args, f.options(cmd))
 			if err != nil {
-				return importError(err)
+				return err
 			}
 			printImport(cmd, res, "piceli render --spec "+specPath(f.opts.Out))
 			return nil
@@ -111,7 +111,7 @@ Then: piceli release plan --spec DIR/release.toml`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			res, err := importer.FromCluster(cmd.Context(), t, f.options(cmd))
 			if err != nil {
-				return importError(err)
+				return err
 			}
 			printImport(cmd, res, "piceli release plan --spec "+specPath(f.opts.Out))
 			return nil
@@ -126,14 +126,6 @@ Then: piceli release plan --spec DIR/release.toml`,
 	fl.BoolVar(&t.AllKinds, "all-kinds", false, "read every namespaced kind that can be listed and created, not only the kinds apps are made of")
 	fl.BoolVar(&t.AllowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
 	return cmd
-}
-
-// importError gives refusals exit code 2.
-func importError(err error) error {
-	if importer.IsRefused(err) {
-		return refused(err)
-	}
-	return err
 }
 
 // printImport says what was written and what to run next.

@@ -66,7 +66,7 @@ service/registry:5000 --kubeconfig F --context C --namespace N".`,
 			}
 			spec, err := artifact.RegistryRelease(f.opts)
 			if err != nil {
-				return artifactErr(err)
+				return err
 			}
 			f.run.spec = spec
 			return runRelease(cmd, f.run, func(r *release.Release, opts release.RunOptions) (*release.Result, error) {

@@ -89,7 +89,11 @@ func printPlan(cmd *cobra.Command, output string, p *release.Plan, next string) 
 		}
 	}
 	if b := p.Blocked(); len(b) > 0 {
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d step(s) block this plan; it was not stored", len(b))}
+		err := fmt.Errorf("%d step(s) block this plan; it was not stored", len(b))
+		if blocksReplace(p) {
+			err = fmt.Errorf("%w; to delete and create again what an immutable field blocks, plan with --allow-replace", err)
+		}
+		return &ExitError{Code: ExitFailed, Err: err}
 	}
 	return nil
 }
@@ -106,4 +110,15 @@ func approveCommand(spec string, p *release.Plan, to int) string {
 		cmd += fmt.Sprintf(" --to %d", to)
 	}
 	return cmd + " --approve " + release.ShortHash(p.Hash)
+}
+
+// blocksReplace reports whether an immutable field blocks a step of p,
+// which planning with replacement allowed would delete and create again.
+func blocksReplace(p *release.Plan) bool {
+	for _, s := range p.Steps {
+		if s.Blocked != "" && s.Action == "replace" {
+			return true
+		}
+	}
+	return false
 }

@@ -33,6 +33,9 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "piceli: %v\n", err)
 	}
+	if h := hint(err); h != "" {
+		fmt.Fprintln(stderr, h)
+	}
 	return exitCode(err)
 }
 

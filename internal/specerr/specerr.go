@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Error is one problem in a spec file. File is the path as the user gave
@@ -34,6 +36,10 @@ func (e *Error) Error() string {
 	}
 	return s + ": " + e.Msg
 }
+
+// Is reports that a problem in a spec file is a refusal (refusal.Is):
+// the file must change, nothing else was done.
+func (e *Error) Is(target error) bool { return target == refusal.ErrRefused }
 
 // Lines finds the line that defines a dotted key, or of its nearest
 // parent, or 0.
