@@ -12,7 +12,7 @@ import (
 )
 
 func newHistoryCmd() *cobra.Command {
-	var f specFlag
+	var f targetFlags
 	var output string
 	cmd := &cobra.Command{
 		Use:   "history --spec release.toml [-o json]",
@@ -77,7 +77,7 @@ func writeJSON(cmd *cobra.Command, v any) error {
 }
 
 func newReleaseStatusCmd() *cobra.Command {
-	var f specFlag
+	var f targetFlags
 	var output string
 	cmd := &cobra.Command{
 		Use:   "status --spec release.toml [-o json]",

@@ -7,7 +7,7 @@ import (
 )
 
 func newStopCmd() *cobra.Command {
-	var f specFlag
+	var f targetFlags
 	var output string
 	cmd := &cobra.Command{
 		Use:   "stop --spec release.toml",
