@@ -14,6 +14,7 @@ import (
 	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/internal/telemetry"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/refusal"
 	"github.com/pynenc/piceli/release"
 )
@@ -80,11 +81,11 @@ func refusef(format string, args ...any) error { return refusal.Errorf(format, a
 // applied. Run again with Options.Approve set to Plan.Hash to continue.
 type ApprovalRequiredError struct {
 	ID   string
-	Plan *release.Plan
+	Plan *plan.Plan
 }
 
 func (e *ApprovalRequiredError) Error() string {
-	return fmt.Sprintf("deploy %s: approval required: nothing was applied; approve plan %s", e.ID, release.ShortHash(e.Plan.Hash))
+	return fmt.Sprintf("deploy %s: approval required: nothing was applied; approve plan %s", e.ID, plan.ShortHash(e.Plan.Hash))
 }
 
 // Unwrap is the release's own approval error, for callers that branch on it.
@@ -133,8 +134,8 @@ type runner struct {
 	traced  tracing
 	spans   map[string]spanEnd
 	checks  checkTracker
-	plan    string        // the plan to apply: approved, or made by the plan stage
-	planned *release.Plan // the plan the plan stage made
+	plan    string     // the plan to apply: approved, or made by the plan stage
+	planned *plan.Plan // the plan the plan stage made
 	built   *Outputs
 	rev     int
 	run     string // the engine's run of the apply stage

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -234,18 +235,18 @@ func (r *runner) planStage(ctx context.Context) (step, error) {
 		if r.prev != nil {
 			if p, ok := r.prev.Stage(StagePlan); ok && p.Outputs != nil && p.Outputs.Plan != "" {
 				if !hashMatches(p.Outputs.Plan, r.opts.Approve) {
-					return s, refusef("deploy %s planned %s, not %s: approve that plan, or start a new deploy", r.id, release.ShortHash(p.Outputs.Plan), r.opts.Approve)
+					return s, refusef("deploy %s planned %s, not %s: approve that plan, or start a new deploy", r.id, plan.ShortHash(p.Outputs.Plan), r.opts.Approve)
 				}
 				r.plan = p.Outputs.Plan
 			}
 		}
-		s.skip, s.out = "plan "+release.ShortHash(r.plan)+" approved; the apply stage checks it against a fresh plan", &Outputs{Plan: r.plan}
+		s.skip, s.out = "plan "+plan.ShortHash(r.plan)+" approved; the apply stage checks it against a fresh plan", &Outputs{Plan: r.plan}
 		return s, nil
 	}
 	if r.prev != nil {
 		if a, ok := r.prev.Stage(StageApply); ok && a.Inputs != "" {
 			r.plan = a.Inputs
-			s.skip, s.out = "plan "+release.ShortHash(a.Inputs)+" was approved and its apply started before the interruption", &Outputs{Plan: a.Inputs}
+			s.skip, s.out = "plan "+plan.ShortHash(a.Inputs)+" was approved and its apply started before the interruption", &Outputs{Plan: a.Inputs}
 			return s, nil
 		}
 	}
@@ -258,7 +259,7 @@ func (r *runner) planStage(ctx context.Context) (step, error) {
 			return nil, refusef("the plan is blocked and cannot be approved: %s", strings.Join(b, "; "))
 		}
 		r.planned = p
-		return &Outputs{Plan: p.Hash, Summary: release.Summary(p), Changed: p.Changed()}, nil
+		return &Outputs{Plan: p.Hash, Summary: p.Summary(), Changed: p.Changed()}, nil
 	}
 	return s, nil
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/refusal"
 )
 
@@ -41,7 +42,7 @@ func (e *LockHeldError) Is(target error) bool { return target == refusal.ErrRefu
 // approved hash: the plan was made and stored (unless blocked), and nothing
 // was applied. Approve Plan.Hash to run it.
 type ApprovalRequiredError struct {
-	Plan *Plan
+	Plan *plan.Plan
 	// Rollback is the revision a rollback plan goes back to; 0 for Apply.
 	Rollback int
 }
@@ -95,7 +96,7 @@ func classify(err error) error {
 	case errors.Is(err, lock.ErrHeld):
 		return &LockHeldError{Err: err}
 	case errors.Is(err, kube.ErrTarget), errors.Is(err, kube.ErrUnresolved), errors.As(err, &cycle),
-		errors.Is(err, plan.ErrRefused), errors.Is(err, plan.ErrNotAllowed), errors.Is(err, plan.ErrBadAnnotation),
+		errors.Is(err, planner.ErrRefused), errors.Is(err, planner.ErrNotAllowed), errors.Is(err, planner.ErrBadAnnotation),
 		errors.As(err, &blocked), errors.Is(err, apply.ErrNotApproved):
 		return refuse(err)
 	}

@@ -27,7 +27,7 @@ func Example() {
 		log.Fatalf("want an approval request, got %v", err)
 	}
 	p := approval.Plan
-	fmt.Println("plan:", release.Summary(p))
+	fmt.Println("plan:", p.Summary())
 
 	// Approving the hash applies exactly that plan, wave by wave.
 	var waves int

@@ -6,14 +6,9 @@ import (
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/history"
-	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/spec"
 )
-
-// Plan is a stored, target-bound plan: what applying the release would
-// change, step by step, with the hash that approves it.
-type Plan = plan.Plan
 
 // Revision is one applied plan of the release, as History lists it: its
 // number, plan hash, run, source ("apply" or "rollback to N"), times,

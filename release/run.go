@@ -8,10 +8,11 @@ import (
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/readiness"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/plan"
 )
 
 // RunOptions tune a run of Apply, Resume or Rollback. The zero value is
@@ -114,7 +115,7 @@ func runFailed(res *Result, err error) error {
 // fresh one; only the steps in only are compared (nil: all). The fresh
 // plan re-renders every object and reads the cluster with one LIST per
 // kind and namespace; it dry-runs only the objects that changed since the
-// approved plan saw them (plan.Options Approved). What those LISTs show
+// approved plan saw them (planner.Options Approved). What those LISTs show
 // ready is the engine's Input.Current: a run that writes nothing does not
 // read it again.
 func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts RunOptions, only map[object.Ref]bool) (apply.Input, error) {
@@ -135,10 +136,10 @@ func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts R
 
 // loadApproved loads an approved plan before anything is locked: a plan
 // file never changes, and an unknown hash, a plan edited since it was
-// planned or stored without a seal (plan.Load), or a blocked plan is
+// planned or stored without a seal (planner.Load), or a blocked plan is
 // refused without touching the state directory.
 func (r *Release) loadApproved(hash string) (*plan.Plan, error) {
-	approved, _, err := plan.Load(r.StateDir(), hash)
+	approved, _, err := planner.Load(r.StateDir(), hash)
 	if err != nil {
 		return nil, refuse(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/lock"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
 )
 
 // HistoryOptions tune History. The zero value is valid.
@@ -37,7 +37,7 @@ func (r *Release) History(ctx context.Context, opts HistoryOptions) ([]Revision,
 	if err != nil || !opts.Verify {
 		return revs, err
 	}
-	key, err := plan.ReadKey(r.StateDir())
+	key, err := planner.ReadKey(r.StateDir())
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 // or a compensation would restore, as they check it (checkRevision), and
 // says why it may not be restored, or "".
 func (r *Release) latestDamage(n int) (string, error) {
-	key, err := plan.ReadKey(r.StateDir())
+	key, err := planner.ReadKey(r.StateDir())
 	if err != nil {
 		return "", err
 	}

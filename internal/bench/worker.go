@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -135,7 +136,7 @@ func peakRSS() (int64, error) {
 	return max(own, children.Maxrss) * 1024, nil // kilobytes
 }
 
-func counts(p *release.Plan) map[string]int {
+func counts(p *plan.Plan) map[string]int {
 	out := map[string]int{}
 	for a, n := range p.Counts() {
 		out[string(a)] = n

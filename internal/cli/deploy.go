@@ -10,6 +10,7 @@ import (
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/deploy"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -121,7 +122,7 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 	case errors.As(err, &approval):
 		next := continueCommand(f.spec, approval.Plan.Hash)
 		if f.output != "json" {
-			release.WritePlan(cmd.OutOrStdout(), approval.Plan, release.TextOptions{Color: colorful(cmd)})
+			approval.Plan.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd)})
 			cmd.Printf("\nplan %s stored\ncontinue with: %s\n", approval.Plan.Hash, next)
 		}
 		return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}
@@ -130,7 +131,7 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 }
 
 func continueCommand(spec, hash string) string {
-	return "piceli deploy" + specArg(spec) + " --approve " + release.ShortHash(hash)
+	return "piceli deploy" + specArg(spec) + " --approve " + plan.ShortHash(hash)
 }
 
 func resumeCommand(spec string) string { return "piceli deploy" + specArg(spec) + " --resume" }
@@ -260,7 +261,7 @@ func writeOutputs(cmd *cobra.Command, o *deploy.Outputs) {
 		cmd.Printf("      delivered %d image(s) to %s %s, %d bytes; receipt %s\n", d.Images, d.Target, d.Address, d.BytesSent, d.Receipt)
 	}
 	if o.Plan != "" {
-		cmd.Printf("      plan %s %s\n", release.ShortHash(o.Plan), o.Summary)
+		cmd.Printf("      plan %s %s\n", plan.ShortHash(o.Plan), o.Summary)
 	}
 	if o.Run != "" {
 		cmd.Printf("      run %s, revision %d\n", o.Run, o.Revision)

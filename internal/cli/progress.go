@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pynenc/piceli/deploy"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -53,7 +54,7 @@ func terminal(w io.Writer) (*os.File, bool) {
 func eventLine(e release.Event) string {
 	switch e.Kind {
 	case release.RunStarted:
-		return fmt.Sprintf("run %s: plan %s, %s", e.Run, release.ShortHash(e.Plan), e.Summary)
+		return fmt.Sprintf("run %s: plan %s, %s", e.Run, plan.ShortHash(e.Plan), e.Summary)
 	case release.StepFinished:
 		if e.Error != "" {
 			return fmt.Sprintf("  failed  %s %s: %s", e.Action, e.Ref, e.Error)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -48,7 +49,7 @@ func TestRunHintsCarryTheSpec(t *testing.T) {
 }
 
 func TestApproveAndDeployHintsCarryTheDefaultSpecToo(t *testing.T) {
-	p := &release.Plan{Hash: "sha256:3f2a9c1b7d4e0000000000000000000000000000000000000000000000000000"}
+	p := &plan.Plan{Hash: "sha256:3f2a9c1b7d4e0000000000000000000000000000000000000000000000000000"}
 	for got, want := range map[string]string{
 		approveCommand("release.toml", p, 0):               "piceli release apply --spec release.toml --approve 3f2a9c1b7d4e",
 		approveCommand("release.toml", p, 2):               "piceli release rollback --spec release.toml --to 2 --approve 3f2a9c1b7d4e",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -60,7 +61,7 @@ func printHistory(cmd *cobra.Command, revs []release.Revision) {
 		if r.Unchanged {
 			objects += " (none changed)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, release.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), objects, checksColumn(r.Checks))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, plan.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), objects, checksColumn(r.Checks))
 	}
 	tw.Flush()
 	for _, r := range revs {
@@ -122,7 +123,7 @@ No cluster is contacted and nothing is written, unless [release] state =
 // for the command that resumes an interrupted run.
 func printReleaseStatus(cmd *cobra.Command, st *release.Status, spec string) {
 	if r := st.Latest; r != nil {
-		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, release.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
+		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, plan.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
 		if r.Damaged != "" {
 			cmd.Printf("DAMAGED: %s; a rollback or compensation will not restore it\n", r.Damaged)
 		}
@@ -132,7 +133,7 @@ func printReleaseStatus(cmd *cobra.Command, st *release.Status, spec string) {
 		cmd.Println("no runs yet")
 		return
 	}
-	cmd.Printf("latest run %s: %s (plan %s, %d waves ready)\n", run.ID, run.Status, release.ShortHash(run.Plan), run.WavesReady)
+	cmd.Printf("latest run %s: %s (plan %s, %d waves ready)\n", run.ID, run.Status, plan.ShortHash(run.Plan), run.WavesReady)
 	printHolder(cmd, run, spec)
 	if run.TornTail != "" {
 		cmd.Printf("its journal ends in a torn record (%s); resume repairs it\n", run.TornTail)
