@@ -48,7 +48,7 @@ The lock holds no absolute path of the project, so a copy elsewhere pins alike.`
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, "the build spec")
+	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, usageSpec)
 	cmd.Flags().StringVar(&platform, "platform", "", "build for linux/ARCH (default: the lock's, else this machine's architecture)")
 	return cmd
 }
@@ -84,8 +84,8 @@ The same pinned inputs give a byte-identical layout. No Docker is used.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, "the build spec")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, usageSpec)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
@@ -141,7 +141,7 @@ A missing or corrupt blob makes the command exit 2.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 

@@ -46,7 +46,8 @@ Steps:
 resumes the engine's run, so no step is written twice. --until STAGE stops
 after that stage. With [telemetry] otlp_endpoint (or --otlp-endpoint) one
 trace per deploy goes to that OTLP/HTTP receiver, bounded by its
-export_timeout (3s by default, 10s at most); telemetry never fails a deploy.`,
+export_timeout (3s by default, 10s at most); telemetry never fails a deploy.
+With -o json, progress is JSON lines, then the result.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.finish(cmd); err != nil {
@@ -69,8 +70,8 @@ export_timeout (3s by default, 10s at most); telemetry never fails a deploy.`,
 	fl.StringVar(&f.opts.ContainerdAddress, "containerd-address", "", "--deliver containerd: containerd's socket")
 	fl.StringVar(&f.opts.Registry, "registry", "", "--deliver registry: HOST:PORT")
 	fl.StringVar(&f.opts.OTLPEndpoint, "otlp-endpoint", "", "OTLP/HTTP receiver's base URL, replacing [telemetry] otlp_endpoint")
-	fl.BoolVar(&f.opts.AllowExec, "allow-exec", false, "let the kubeconfig's exec credential plugin run")
-	fl.StringVarP(&f.output, "output", "o", "text", "output format: text, or json (JSON lines of progress, then the result)")
+	fl.BoolVar(&f.opts.AllowExec, "allow-exec", false, usageAllowExec)
+	fl.StringVarP(&f.output, "output", "o", "text", usageOutput)
 	cmd.AddCommand(newDeployHistoryCmd(), newDeployShowCmd())
 	return cmd
 }
@@ -188,7 +189,7 @@ Steps:
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
@@ -219,7 +220,7 @@ Steps:
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 

@@ -119,12 +119,12 @@ Then: piceli release plan --spec DIR/release.toml`,
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&t.Kubeconfig, "kubeconfig", "", "kubeconfig file (required)")
-	fl.StringVar(&t.Context, "context", "", "context in that file (required)")
+	fl.StringVar(&t.Kubeconfig, "kubeconfig", "", usageKubeconfig)
+	fl.StringVar(&t.Context, "context", "", usageContext)
 	fl.StringVar(&t.Namespace, "namespace", "", "namespace to import (required)")
 	fl.StringSliceVar(&t.Select, "select", nil, "import only these objects, as KIND/NAME (kind, resource or short name)")
 	fl.BoolVar(&t.AllKinds, "all-kinds", false, "read every namespaced kind that can be listed and created, not only the kinds apps are made of")
-	fl.BoolVar(&t.AllowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
+	fl.BoolVar(&t.AllowExec, "allow-exec", false, usageAllowExec)
 	return cmd
 }
 
