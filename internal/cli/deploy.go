@@ -11,6 +11,7 @@ import (
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/deploy"
 	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/refusal"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -127,6 +128,8 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 			cmd.Printf("\nplan %s stored\ncontinue with: %s\n", approval.Plan.Hash, next)
 		}
 		return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}
+	case refusal.Is(err):
+		return err // refused before any change: nothing to continue
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\ncontinue it with: %s", err, resumeCommand(f.spec))}
 }
