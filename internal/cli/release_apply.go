@@ -119,7 +119,7 @@ func releaseCommand(verb, spec string) string {
 // (1 when the plan is blocked and can never be approved).
 func askApproval(cmd *cobra.Command, spec, output string, a *release.ApprovalRequiredError) error {
 	next := approveCommand(spec, a.Plan, a.Rollback)
-	if err := printPlan(cmd, output, a.Plan, next); err != nil {
+	if err := printPlan(cmd, output, a.Plan, next, false); err != nil {
 		return err
 	}
 	return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}

@@ -38,6 +38,7 @@ func (f *planFlags) open(cmd *cobra.Command, opts release.Options) (*release.Rel
 
 func newPlanCmd() *cobra.Command {
 	var f planFlags
+	var showUnchanged bool
 	cmd := &cobra.Command{
 		Use:   "plan --spec release.toml",
 		Short: "Compute, store and print what applying the release would change",
@@ -67,16 +68,20 @@ Nothing is written to the cluster. Approve the plan with
 			if err != nil {
 				return err
 			}
-			return printPlan(cmd, f.output, p, approveCommand(f.spec, p, 0))
+			return printPlan(cmd, f.output, p, approveCommand(f.spec, p, 0), showUnchanged)
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&showUnchanged, "show-unchanged", false, usageShowUnchanged)
 	return cmd
 }
 
+// usageShowUnchanged is the help of --show-unchanged, in plan and diff.
+const usageShowUnchanged = "list every unchanged object, not only each wave's count of them"
+
 // printPlan writes the plan as text or JSON, with next, the command that
 // applies it; a blocked plan ends with exit code 1 after it is printed.
-func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string) error {
+func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string, showUnchanged bool) error {
 	if output == "json" {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
@@ -84,7 +89,7 @@ func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string) err
 			return err
 		}
 	} else {
-		p.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd)})
+		p.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd), ShowUnchanged: showUnchanged})
 		if p.Hash != "" {
 			cmd.Printf("\nplan %s stored\napply it with: %s\n", p.Hash, next)
 		}
