@@ -11,7 +11,7 @@ import (
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/deploy"
 	"github.com/pynenc/piceli/plan"
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // deployFlags are the flags of deploy.
@@ -149,7 +149,7 @@ func specArg(spec string) string {
 }
 
 // stageLine is how people's renderers print a deploy's stage event.
-func stageLine(e release.Event) string {
+func stageLine(e progress.Event) string {
 	took := (time.Duration(e.DurationMS) * time.Millisecond).Round(time.Millisecond)
 	switch {
 	case e.Kind == deploy.StageStarted:
