@@ -35,14 +35,20 @@ var noiseFields = []string{"spec", "strategy", "updateStrategy", "resources"}
 // prune removes null creationTimestamps and statuses holding only zero
 // values at every level (pod and claim templates carry them too). With
 // typed set it also drops empty noiseFields, which a typed object's Go
-// structs add but a hand-written manifest would not have.
+// structs add but a hand-written manifest would not have. A CRD's
+// subresources.status ({} turns the status subresource on) is kept.
 func prune(v any, typed bool) {
+	pruneUnder(v, typed, "")
+}
+
+// pruneUnder is prune of v, the value of key in its parent.
+func pruneUnder(v any, typed bool, key string) {
 	switch t := v.(type) {
 	case map[string]any:
 		if ts, ok := t["creationTimestamp"]; ok && ts == nil {
 			delete(t, "creationTimestamp")
 		}
-		if st, ok := t["status"]; ok && isZero(st) {
+		if st, ok := t["status"]; ok && isZero(st) && key != "subresources" {
 			delete(t, "status")
 		}
 		for _, k := range noiseFields {
@@ -50,12 +56,12 @@ func prune(v any, typed bool) {
 				delete(t, k)
 			}
 		}
-		for _, child := range t {
-			prune(child, typed)
+		for k, child := range t {
+			pruneUnder(child, typed, k)
 		}
 	case []any:
 		for _, child := range t {
-			prune(child, typed)
+			pruneUnder(child, typed, key)
 		}
 	}
 }
