@@ -15,6 +15,7 @@ import (
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/internal/telemetry"
 	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/refusal"
 	"github.com/pynenc/piceli/release"
 )
@@ -46,9 +47,10 @@ type Options struct {
 	// OTLPEndpoint replaces [telemetry] otlp_endpoint when set.
 	OTLPEndpoint string
 	// Events receives the deploy's progress: StageStarted and
-	// StageFinished, and the release's events of its apply stage. It is
-	// called from several goroutines; nil drops them.
-	Events func(release.Event)
+	// StageFinished, and the release's events of its apply stage, one at
+	// a time: Run serialises them, so the handler needs no lock. Nil drops
+	// them.
+	Events func(progress.Event)
 	// Log receives the build's and delivery's lines; nil discards them.
 	Log io.Writer
 	// AllowExec lets the kubeconfig's exec credential plugin run.
@@ -61,8 +63,8 @@ type Options struct {
 
 // The kinds of event a deploy adds to the release's.
 const (
-	StageStarted  = release.EventKind("stage-started")  // Stage
-	StageFinished = release.EventKind("stage-finished") // Stage, Result (done, skipped, failed), Message (why skipped), DurationMS, Error
+	StageStarted  = progress.Kind("stage-started")  // Stage
+	StageFinished = progress.Kind("stage-finished") // Stage, Result (done, skipped, failed), Message (why skipped), DurationMS, Error
 )
 
 // Result is how a deploy ended.
@@ -88,9 +90,6 @@ func (e *ApprovalRequiredError) Error() string {
 	return fmt.Sprintf("deploy %s: approval required: nothing was applied; approve plan %s", e.ID, plan.ShortHash(e.Plan.Hash))
 }
 
-// Unwrap is the release's own approval error, for callers that branch on it.
-func (e *ApprovalRequiredError) Unwrap() error { return &release.ApprovalRequiredError{Plan: e.Plan} }
-
 // Run deploys the release at specPath: inputs, build, deliver, plan, then
 // (with an approved hash) apply and checks, each stage journaled before it
 // acts. Bad input (a bad spec, drifted build inputs, a missing grant, a bad
@@ -98,7 +97,7 @@ func (e *ApprovalRequiredError) Unwrap() error { return &release.ApprovalRequire
 // stage that fails ends the deploy; Resume continues it. Telemetry export
 // adds at most its timeout to the deploy and never fails it.
 func Run(ctx context.Context, specPath string, opts Options) (*Result, error) {
-	r := &runner{opts: opts, spans: map[string]spanEnd{}}
+	r := &runner{opts: opts, events: progress.Serial(opts.Events), spans: map[string]spanEnd{}}
 	if err := r.open(ctx, specPath); err != nil {
 		return nil, err
 	}
@@ -117,6 +116,7 @@ func Run(ctx context.Context, specPath string, opts Options) (*Result, error) {
 // runner is one Run: what it read before starting, then its journal.
 type runner struct {
 	opts      Options
+	events    func(progress.Event) // opts.Events, serialised
 	rel       *release.Release
 	spec      *spec.Spec
 	buildSpec string // build.toml beside the spec, "" when no image is built
@@ -161,7 +161,7 @@ func (r *runner) open(ctx context.Context, specPath string) error {
 			return refusef("the OTLP endpoint: %v", err)
 		}
 	}
-	rel, err := release.Open(specPath, release.Options{Log: r.opts.Log, Events: r.onEvent, AllowExec: r.opts.AllowExec})
+	rel, err := release.Open(specPath, release.Options{Log: r.opts.Log, AllowExec: r.opts.AllowExec})
 	if err != nil {
 		return err
 	}
@@ -341,8 +341,8 @@ func (r *runner) unlock() {
 	}
 }
 
-func (r *runner) emit(e release.Event) {
-	if r.opts.Events != nil {
-		r.opts.Events(e)
+func (r *runner) emit(e progress.Event) {
+	if r.events != nil {
+		r.events(e)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -74,7 +75,7 @@ func (r *runner) stage(ctx context.Context, st Stage, prep func(context.Context)
 	if werr := r.w.append(Record{Type: recStageStarted, Stage: st, Inputs: s.inputs}); werr != nil {
 		return nil, werr
 	}
-	r.emit(release.Event{Kind: StageStarted, Stage: string(st)})
+	r.emit(progress.Event{Kind: StageStarted, Stage: string(st)})
 	span.SetAttributes(attribute.String("piceli.stage", string(st)), attribute.String("piceli.inputs", s.inputs))
 	var out *Outputs
 	switch {
@@ -97,14 +98,14 @@ func (r *runner) stageEnded(st Stage, span spanner, start time.Time, s step, out
 		span.SetAttributes(attribute.String("piceli.skipped", s.skip))
 	}
 	span.SetAttributes(attribute.String("piceli.outcome", string(outcome)))
-	r.emit(release.Event{Kind: StageFinished, Stage: string(st), Result: string(outcome), Message: s.skip, DurationMS: time.Since(start).Milliseconds()})
+	r.emit(progress.Event{Kind: StageFinished, Stage: string(st), Result: string(outcome), Message: s.skip, DurationMS: time.Since(start).Milliseconds()})
 	return r.w.append(Record{Type: recStageFinished, Stage: st, Inputs: s.inputs, Outcome: outcome, Reason: s.skip, Outputs: out})
 }
 
 func (r *runner) stageFailed(st Stage, span spanner, start time.Time, err error) error {
 	msg := redact(err.Error())
 	span.SetStatus(codes.Error, msg)
-	r.emit(release.Event{Kind: StageFinished, Stage: string(st), Result: "failed", DurationMS: time.Since(start).Milliseconds(), Error: msg})
+	r.emit(progress.Event{Kind: StageFinished, Stage: string(st), Result: "failed", DurationMS: time.Since(start).Milliseconds(), Error: msg})
 	if werr := r.w.append(Record{Type: recStageFailed, Stage: st, Error: msg}); werr != nil {
 		return errors.Join(err, werr)
 	}

@@ -10,7 +10,7 @@ import (
 
 	redactpkg "github.com/pynenc/piceli/internal/redact"
 	"github.com/pynenc/piceli/internal/telemetry"
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // spanner is the part of a span a stage uses.
@@ -50,21 +50,21 @@ func (r *runner) startTelemetry() {
 // onEvent follows the release's events of the apply stage: the engine's
 // run id is journaled, each step and check gets a span, and the event goes
 // on to the caller.
-func (r *runner) onEvent(e release.Event) {
+func (r *runner) onEvent(e progress.Event) {
 	switch e.Kind {
-	case release.RunStarted:
+	case progress.RunStarted:
 		r.mu.Lock()
 		r.run = e.Run
 		r.mu.Unlock()
 		r.w.append(Record{Type: recRun, Run: e.Run})
-	case release.StepStarted:
+	case progress.StepStarted:
 		r.startSpan("step "+e.Ref, e.Ref+" "+e.Action, r.applyCtx(), attribute.String("piceli.ref", e.Ref), attribute.String("piceli.action", e.Action))
-	case release.StepFinished:
+	case progress.StepFinished:
 		r.endSpan(e.Ref+" "+e.Action, e.Result, e.Error)
-	case release.CheckStarted:
+	case progress.CheckStarted:
 		r.beginChecks()
 		r.startSpan("check "+e.Check, "check "+e.Check, r.checksCtx(), attribute.String("piceli.check", e.Check), attribute.String("piceli.check.kind", e.What))
-	case release.CheckFinished:
+	case progress.CheckFinished:
 		r.mu.Lock()
 		r.checks.results = append(r.checks.results, CheckOutcome{Name: e.Check, Passed: e.Result == "passed", DurationMS: e.DurationMS})
 		r.mu.Unlock()

@@ -9,7 +9,6 @@ import (
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
 	planner "github.com/pynenc/piceli/internal/plan"
-	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/refusal"
 )
 
@@ -38,22 +37,9 @@ func (e *LockHeldError) Unwrap() error { return e.Err }
 // Is reports that a held lock is a refusal (refusal.Is).
 func (e *LockHeldError) Is(target error) bool { return target == refusal.ErrRefused }
 
-// ApprovalRequiredError is returned by Apply and Rollback without an
-// approved hash: the plan was made and stored (unless blocked), and nothing
-// was applied. Approve Plan.Hash to run it.
-type ApprovalRequiredError struct {
-	Plan *plan.Plan
-	// Rollback is the revision a rollback plan goes back to; 0 for Apply.
-	Rollback int
-}
-
-func (e *ApprovalRequiredError) Error() string {
-	return fmt.Sprintf("approval required: nothing was applied; approve plan %s", plan.ShortHash(e.Plan.Hash))
-}
-
 // RunFailedError is a run that started and did not finish: it failed (and
 // can be resumed), was stopped (and can be resumed), or failed and undid
-// its completed steps (Result.Status "compensated"). Result says which.
+// its completed steps (Result.Phase "compensated"). Result says which.
 type RunFailedError struct {
 	Result *Result
 	Err    error
@@ -64,12 +50,12 @@ type RunFailedError struct {
 }
 
 func (e *RunFailedError) Error() string {
-	return fmt.Sprintf("run %s %s: %v", e.Result.Run, e.Result.Status, e.Err)
+	return fmt.Sprintf("run %s %s: %v", e.Result.Run, e.Result.Phase, e.Err)
 }
 func (e *RunFailedError) Unwrap() error { return e.Err }
 
 // Resumable reports whether Resume can continue the run.
-func (e *RunFailedError) Resumable() bool { return e.Result.Status != StatusCompensated }
+func (e *RunFailedError) Resumable() bool { return e.Result.Phase != PhaseCompensated }
 
 // refuse marks err as bad input (a refusal.Error).
 func refuse(err error) error { return refusal.New(err) }

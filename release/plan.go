@@ -24,7 +24,7 @@ type PlanOptions struct {
 // with blocked steps (conflicts, refused replaces) is returned but not
 // stored: check Plan.Blocked. Nothing is written to the cluster, except
 // that a release whose state is shared ([release] state = "cluster")
-// pushes its state there, under the release's Lease (see SharesState),
+// pushes its state there, under the release's Lease (see State.Shared),
 // signed with this machine's key: a machine whose key [release]
 // state_signers does not list is refused before anything is read.
 func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*plan.Plan, error) {

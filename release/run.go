@@ -13,6 +13,7 @@ import (
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 )
 
 // RunOptions tune a run of Apply, Resume or Rollback. The zero value is
@@ -36,6 +37,10 @@ type RunOptions struct {
 	// SkipChecks runs no check after the last wave; the journal and the
 	// revision record that they were skipped.
 	SkipChecks bool
+	// Events receives the run's progress, one event at a time: the
+	// release serialises them, so a handler needs no lock of its own.
+	// Nil drops them.
+	Events func(progress.Event)
 
 	skipReason string // why checks are skipped when not on request
 }
@@ -76,13 +81,13 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 		return nil, err
 	}
 	rel := s.r.spec.Release
-	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: s.r.events(), Options: apply.Options{
+	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: progress.Serial(opts.Events), Options: apply.Options{
 		Holder: l.holder.String(), AfterWave: l.afterWave, BeforeWrites: l.share, AfterWrites: l.share, Stop: opts.Interrupt, StopAsked: l.stopAsked,
 		Compensate: rel.OnFailure == spec.OnFailureCompensate, ReadyTimeout: rel.ReadyTimeout, Parallel: opts.Parallel,
 		Checks: s.engineChecks(), SkipChecks: opts.skipChecks(),
 	}}
-	res, err := rs.start(e, ctx, rs.run, in)
-	err = withCause(ctx, err)
+	ran, err := rs.start(e, ctx, rs.run, in)
+	res, err := resultOf(ran), withCause(ctx, err)
 	if res != nil {
 		// The archive is written however the run ended; a failure to
 		// write it is reported, never in place of the run's own error.
@@ -108,7 +113,7 @@ func runFailed(res *Result, err error) error {
 	if res == nil {
 		return classify(err)
 	}
-	return &RunFailedError{Result: res, Err: err}
+	return &RunFailedError{Result: res, Err: checksFailed(err)}
 }
 
 // approvedInput plans again now and checks the approved plan against the

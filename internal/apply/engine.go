@@ -156,7 +156,7 @@ func (e *Engine) runStarted(run string, p *plan.Plan) {
 }
 
 func (e *Engine) runFinished(res *Result, err error) {
-	ev := progress.Event{Kind: progress.RunFinished, Run: res.Run, Status: string(res.Status), Revision: res.Revision}
+	ev := progress.Event{Kind: progress.RunFinished, Run: res.Run, Phase: string(res.Status), Revision: res.Revision}
 	if err != nil {
 		ev.Error = err.Error()
 	}

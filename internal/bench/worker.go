@@ -16,6 +16,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -71,7 +72,7 @@ func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir strin
 	op, path := args[0], args[1]
 	res := workerResult{Op: op, Durable: journal.Durable()}
 	var clock eventClock
-	r, err := release.Open(path, release.Options{CacheDir: cacheDir, Events: clock.record})
+	r, err := release.Open(path, release.Options{CacheDir: cacheDir})
 	if err != nil {
 		return err
 	}
@@ -93,11 +94,11 @@ func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir strin
 		res.Hash, res.Changed, res.Counts = p.Hash, p.Changed(), counts(p)
 	case op == "apply" && len(args) == 3:
 		start := time.Now()
-		out, err := r.Apply(ctx, args[2], release.RunOptions{Parallel: *parallel})
+		out, err := r.Apply(ctx, args[2], release.RunOptions{Parallel: *parallel, Events: clock.record})
 		if err != nil {
 			return err
 		}
-		res.Status = string(out.Status)
+		res.Status = string(out.Phase)
 		clock.fill(&res, start, time.Now())
 		n, spent := journal.Stats()
 		res.Commits, res.Journal = n, spent.Seconds()
@@ -154,19 +155,19 @@ type eventClock struct {
 	readiness  time.Duration
 }
 
-func (c *eventClock) record(ev release.Event) {
+func (c *eventClock) record(ev progress.Event) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch ev.Kind {
-	case release.RunStarted:
+	case progress.RunStarted:
 		c.runStarted = now
-	case release.WaveStarted:
+	case progress.WaveStarted:
 		c.waveStart = now
-	case release.StepFinished:
+	case progress.StepFinished:
 		c.written++
 		c.waveStart = now
-	case release.WaveReady:
+	case progress.WaveReady:
 		c.readiness += now.Sub(c.waveStart)
 	}
 }

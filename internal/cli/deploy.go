@@ -11,8 +11,8 @@ import (
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/deploy"
 	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/refusal"
-	"github.com/pynenc/piceli/release"
 )
 
 // deployFlags are the flags of deploy.
@@ -151,7 +151,7 @@ func specArg(spec string) string {
 }
 
 // stageLine is how people's renderers print a deploy's stage event.
-func stageLine(e release.Event) string {
+func stageLine(e progress.Event) string {
 	took := (time.Duration(e.DurationMS) * time.Millisecond).Round(time.Millisecond)
 	switch {
 	case e.Kind == deploy.StageStarted:

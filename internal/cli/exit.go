@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/pynenc/piceli/refusal"
-	"github.com/pynenc/piceli/release"
 )
 
 // Exit codes shared by every command.
@@ -34,9 +33,10 @@ func refusedf(format string, args ...any) error { return refusal.Errorf(format, 
 
 // exitCode maps an error returned by a command to the process exit code:
 // an ExitError says its own; any refusal (refusal.Is: bad input, a stale
-// plan, a held lock, in whichever package it was found) is ExitRefused and
-// a plan awaiting approval is ExitApproval; anything else ran and did not
-// succeed. It is the one place a refusal becomes an exit code.
+// plan, a held lock, in whichever package it was found) is ExitRefused;
+// anything else ran and did not succeed. A plan awaiting approval says
+// ExitApproval in its ExitError. It is the one place a refusal becomes an
+// exit code.
 func exitCode(err error) int {
 	var ee *ExitError
 	switch {
@@ -46,8 +46,6 @@ func exitCode(err error) int {
 		return ee.Code
 	case refusal.Is(err):
 		return ExitRefused
-	case errors.As(err, new(*release.ApprovalRequiredError)):
-		return ExitApproval
 	}
 	return ExitFailed
 }

@@ -50,7 +50,7 @@ func execKubeconfig(t *testing.T, sb *sandboxtest.Sandbox) (string, string) {
 
 // The read-only release commands reach the cluster when the state is
 // shared, so they take --allow-exec as the writing ones do: on a second
-// machine whose kubeconfig gets its credential from an exec plugin, status,
+// machine whose kubeconfig gets its credential from an exec plugin, run,
 // history and stop pull the first machine's state through the plugin; and
 // without --allow-exec they refuse (exit 2) before the plugin runs, saying
 // which flag lets it.
@@ -71,7 +71,7 @@ func TestReadOnlyReleaseCommandsRunAnExecPluginWhenAllowed(t *testing.T) {
 	withExec, _ := json.Marshal(kubeconfig)
 	writeFiles(t, filepath.Dir(b.spec), map[string]string{"release.toml": strings.Replace(string(data), string(quoted), string(withExec), 1)})
 
-	for _, args := range [][]string{{"release", "status"}, {"release", "history"}, {"release", "stop"}} {
+	for _, args := range [][]string{{"release", "run"}, {"release", "history"}, {"release", "stop"}} {
 		res := run(t, append(args, "--spec", b.spec, "-o", "json")...)
 		if res.code != ExitRefused || !strings.Contains(res.stderr, "pass --allow-exec") {
 			t.Errorf("%s without --allow-exec: exit %d, want %d and a hint naming --allow-exec\n%s", strings.Join(args, " "), res.code, ExitRefused, res.stderr)
@@ -81,15 +81,15 @@ func TestReadOnlyReleaseCommandsRunAnExecPluginWhenAllowed(t *testing.T) {
 		t.Fatal("the credential plugin ran although --allow-exec was not given")
 	}
 
-	res := run(t, "release", "status", "--spec", b.spec, "--allow-exec", "-o", "json")
+	res := run(t, "release", "run", "--spec", b.spec, "--allow-exec", "-o", "json")
 	var st struct {
 		Run struct{ ID string } `json:"run"`
 	}
 	if res.code != ExitOK || json.Unmarshal([]byte(res.stdout), &st) != nil || st.Run.ID != run0 {
-		t.Errorf("release status --allow-exec: exit %d, run %q, want 0 and the first machine's run %s\n%s%s", res.code, st.Run.ID, run0, res.stdout, res.stderr)
+		t.Errorf("release run --allow-exec: exit %d, run %q, want 0 and the first machine's run %s\n%s%s", res.code, st.Run.ID, run0, res.stdout, res.stderr)
 	}
 	if _, err := os.Stat(mark); err != nil {
-		t.Errorf("release status --allow-exec did not run the credential plugin: %v", err)
+		t.Errorf("release run --allow-exec did not run the credential plugin: %v", err)
 	}
 	if res := run(t, "release", "history", "--spec", b.spec, "--allow-exec", "-o", "json"); res.code != ExitOK || !strings.Contains(res.stdout, `"apply"`) {
 		t.Errorf("release history --allow-exec: exit %d, want 0 and the first machine's apply\n%s%s", res.code, res.stdout, res.stderr)
