@@ -80,19 +80,19 @@ With -o json, progress is JSON lines, then the result.`,
 // finish parses --until and the grants.
 func (f *deployFlags) finish(cmd *cobra.Command) error {
 	if f.output != "text" && f.output != "json" {
-		return fmt.Errorf("-o %q: want text or json", f.output)
+		return refusedf("-o %q: want text or json", f.output)
 	}
 	if f.until != "" {
 		st, err := deploy.ParseStage(f.until)
 		if err != nil {
-			return fmt.Errorf("--until: %w", err)
+			return refusedf("--until: %w", err)
 		}
 		f.opts.Until = st
 	}
 	for _, g := range f.grants {
 		grant, err := artifact.ParseGrant(g)
 		if err != nil {
-			return err
+			return refused(err)
 		}
 		f.opts.Grants = append(f.opts.Grants, grant)
 	}
