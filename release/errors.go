@@ -12,6 +12,11 @@ import (
 	"github.com/pynenc/piceli/refusal"
 )
 
+// ErrExecNotAllowed is what a refusal to run a kubeconfig user's exec
+// credential plugin or auth provider matches (errors.Is), when
+// Options.AllowExec is false: nothing was run or sent.
+var ErrExecNotAllowed = kube.ErrExecNotAllowed
+
 // StaleError refuses an approved plan that no longer matches the
 // composition or the cluster; nothing was written. Plan again and approve
 // the new hash.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/importer"
-	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -19,7 +18,7 @@ func hint(err error) string {
 		taken *release.PortTakenError
 	)
 	switch {
-	case errors.Is(err, kube.ErrExecNotAllowed):
+	case errors.Is(err, release.ErrExecNotAllowed):
 		return "to let the kubeconfig's credential plugin run, pass --allow-exec"
 	case errors.As(err, &grant):
 		return fmt.Sprintf("to let it run %s, pass --grant %s=PATH", grant.Tool, grant.Tool)
