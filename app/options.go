@@ -40,16 +40,16 @@ type common struct {
 }
 
 // CommonOption is accepted by every builder: DependsOn, Annotation and
-// NoWait.
-type CommonOption func(*common)
+// NoWait make one.
+type CommonOption struct{ set func(*common) }
 
-func (o CommonOption) applyWorkload(w *Workload)         { o(&w.common) }
-func (o CommonOption) applyService(s *serviceSpec)       { o(&s.common) }
-func (o CommonOption) applyConfigMap(c *configMapSpec)   { o(&c.common) }
-func (o CommonOption) applySecret(s *secretSpec)         { o(&s.common) }
-func (o CommonOption) applyClaim(c *claimSpec)           { o(&c.common) }
-func (o CommonOption) applyAutoscaler(s *autoscalerSpec) { o(&s.common) }
-func (o CommonOption) applyIngress(s *ingressSpec)       { o(&s.common) }
+func (o CommonOption) applyWorkload(w *Workload)         { o.set(&w.common) }
+func (o CommonOption) applyService(s *serviceSpec)       { o.set(&s.common) }
+func (o CommonOption) applyConfigMap(c *configMapSpec)   { o.set(&c.common) }
+func (o CommonOption) applySecret(s *secretSpec)         { o.set(&s.common) }
+func (o CommonOption) applyClaim(c *claimSpec)           { o.set(&c.common) }
+func (o CommonOption) applyAutoscaler(s *autoscalerSpec) { o.set(&s.common) }
+func (o CommonOption) applyIngress(s *ingressSpec)       { o.set(&s.common) }
 
 // DependsOn records explicit dependencies: Piceli applies the named
 // components (and waits for them to be ready) before this object. The names
@@ -57,24 +57,24 @@ func (o CommonOption) applyIngress(s *ingressSpec)       { o(&s.common) }
 // Nil handles are ignored; ordering by kind (config before workloads, ...)
 // needs no DependsOn.
 func DependsOn(handles ...Handle) CommonOption {
-	return func(c *common) {
+	return CommonOption{set: func(c *common) {
 		for _, h := range handles {
 			if h != nil && !slices.Contains(c.deps, h.Name()) {
 				c.deps = append(c.deps, h.Name())
 			}
 		}
-	}
+	}}
 }
 
 // Annotation adds an annotation to the declared object (for a workload, to
 // the workload object, not its pods).
 func Annotation(key, value string) CommonOption {
-	return func(c *common) {
+	return CommonOption{set: func(c *common) {
 		if c.annotations == nil {
 			c.annotations = map[string]string{}
 		}
 		c.annotations[key] = value
-	}
+	}}
 }
 
 // NoWait makes Piceli apply the declared object in its wave without waiting
