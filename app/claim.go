@@ -92,9 +92,9 @@ func (a *App) PersistentVolumeClaim(name string, opts ...ClaimOption) *Claim {
 	if a.claim("PersistentVolumeClaim", name) {
 		a.add(name, &corev1.PersistentVolumeClaim{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
-			ObjectMeta: meta(name, a.labels(name), spec.annotations),
+			ObjectMeta: meta(name, a.labelsOf(name, &spec.common), spec.annotations),
 			Spec:       spec.pvcSpec(),
-		}, &spec.deps)
+		}, &spec.common)
 	}
 	return &Claim{name: name}
 }
