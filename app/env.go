@@ -159,4 +159,3 @@ func (w *Workload) addEnv(v corev1.EnvVar) {
 	}
 	w.cur.c.Env = append(w.cur.c.Env, v)
 }
-
