@@ -12,6 +12,7 @@ import (
 // MountClaim.
 type Claim struct {
 	name string
+	bad  string // what is wrong with a ClaimRef's name
 }
 
 // Name returns the claim's name.

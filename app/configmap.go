@@ -19,7 +19,8 @@ import (
 type ConfigMap struct {
 	name     string
 	keys     []string
-	external bool // named by ConfigMapRef
+	external bool   // named by ConfigMapRef
+	bad      string // what is wrong with a ConfigMapRef's name
 }
 
 // Name returns the ConfigMap's name.

@@ -55,6 +55,9 @@ func (e EnvRef) applyWorkload(w *Workload) {
 		w.fail("env %q: %s is nil", e.name, e.what)
 		return
 	}
+	if e.cm != nil && !w.checkRef(e.cm) || e.secret != nil && !w.checkRef(e.secret) {
+		return
+	}
 	optional := e.optional != nil && *e.optional
 	src := &corev1.EnvVarSource{}
 	if e.cm != nil {
@@ -139,6 +142,9 @@ func (e EnvFromAllSpec) applyWorkload(w *Workload) {
 	}
 	if src.ConfigMapRef == nil && src.SecretRef == nil {
 		w.fail("env from all: want a *app.ConfigMap or *app.Secret, got %T", e.src)
+		return
+	}
+	if !w.checkRef(e.src) {
 		return
 	}
 	src.Prefix = e.prefix

@@ -71,6 +71,9 @@ func (p ParentSpec) Namespace(ns string) ParentSpec {
 func (p ParentSpec) Section(listener string) ParentSpec {
 	p.ref = copyMap(p.ref)
 	p.ref["sectionName"] = listener
+	if msg := dnsSubdomain(listener); msg != "" && p.err == "" {
+		p.err = fmt.Sprintf("gateway section %q must be a %s", listener, msg)
+	}
 	return p
 }
 

@@ -174,6 +174,9 @@ func (a *App) CronJob(name, schedule string, opts ...WorkloadOption) *Workload {
 
 // jobSpec returns the spec shared by Job and CronJob.
 func (a *App) jobSpec(w *Workload) batchv1.JobSpec {
+	if w.pod.RestartPolicy == corev1.RestartPolicyAlways {
+		a.report(w.kind, w.name, []string{"restart policy Always is not allowed for a Job's pods (use OnFailure or Never)"})
+	}
 	return batchv1.JobSpec{
 		BackoffLimit:            w.job.backoffLimit,
 		Completions:             w.job.completions,

@@ -107,6 +107,7 @@ func Annotation(key, value string) CommonOption {
 // copied.
 func Labels(labels map[string]string) CommonOption {
 	return func(c *common) {
+		c.errs = append(c.errs, labelErrors("labels", labels)...)
 		c.labels, c.labelsSet = maps.Clone(labels), true
 		if len(c.labels) == 0 {
 			c.labels = nil

@@ -27,7 +27,7 @@ func Replicas(n int32) WorkloadOption {
 // same App, or named with ServiceAccountRef).
 func RunAs(sa *ServiceAccount) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		if w.podOption("RunAs") && sa != nil {
+		if w.podOption("RunAs") && sa != nil && w.checkRef(sa) {
 			w.pod.ServiceAccountName = sa.name
 		}
 	})
@@ -64,23 +64,38 @@ func PodLabels(labels map[string]string) WorkloadOption {
 // PodAnnotations gives the pods these annotations. The map is copied.
 func PodAnnotations(annotations map[string]string) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		if w.podOption("PodAnnotations") {
-			w.podNotes = maps.Clone(annotations)
+		if !w.podOption("PodAnnotations") {
+			return
 		}
+		for _, k := range slices.Sorted(maps.Keys(annotations)) {
+			if msg := explain("qualified name", validation.IsQualifiedName(k)); msg != "" {
+				w.fail("pod annotation %q: key must be a %s", k, msg)
+				return
+			}
+		}
+		w.podNotes = maps.Clone(annotations)
 	})
 }
 
-// validLabels checks label keys and values.
+// validLabels checks label keys and values, recording the bad ones.
 func (w *Workload) validLabels(field string, labels map[string]string) bool {
-	ok := true
+	errs := labelErrors(field, labels)
+	for _, e := range errs {
+		w.fail("%s", e)
+	}
+	return len(errs) == 0
+}
+
+// labelErrors describes the labels that are not valid keys and values.
+func labelErrors(field string, labels map[string]string) []string {
+	var out []string
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		msgs := append(validation.IsQualifiedName(k), validation.IsValidLabelValue(labels[k])...)
 		if len(msgs) > 0 {
-			w.fail("%s %s=%s: %s", field, k, labels[k], explain("valid label", msgs))
-			ok = false
+			out = append(out, fmt.Sprintf("%s %s=%s: %s", field, k, labels[k], explain("valid label", msgs)))
 		}
 	}
-	return ok
+	return out
 }
 
 // NodeSelector schedules the pods only on nodes with these labels. The map
@@ -111,12 +126,32 @@ func Affinity(a *corev1.Affinity) WorkloadOption {
 // Tolerations lets the pods run on nodes with matching taints.
 func Tolerations(ts ...corev1.Toleration) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		if w.podOption("Tolerations") {
-			for _, t := range ts {
-				w.pod.Tolerations = append(w.pod.Tolerations, *t.DeepCopy())
+		if !w.podOption("Tolerations") {
+			return
+		}
+		for _, t := range ts {
+			if msg := tolerationError(t); msg != "" {
+				w.fail("toleration %q: %s", t.Key, msg)
+				continue
 			}
+			w.pod.Tolerations = append(w.pod.Tolerations, *t.DeepCopy())
 		}
 	})
+}
+
+// tolerationError returns what is wrong with a toleration, or "".
+func tolerationError(t corev1.Toleration) string {
+	switch {
+	case !slices.Contains([]corev1.TolerationOperator{"", corev1.TolerationOpExists, corev1.TolerationOpEqual}, t.Operator):
+		return fmt.Sprintf("operator %q is not Exists or Equal", t.Operator)
+	case t.Operator == corev1.TolerationOpExists && t.Value != "":
+		return "an Exists toleration takes no value"
+	case !slices.Contains([]corev1.TaintEffect{"", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}, t.Effect):
+		return fmt.Sprintf("effect %q is not NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
+	case t.Key == "" && t.Operator != corev1.TolerationOpExists:
+		return "a toleration without a key must be an Exists one"
+	}
+	return ""
 }
 
 // TopologySpread spreads the pods across topology domains (zones, nodes).

@@ -10,6 +10,7 @@ import (
 // as it with RunAs and grant it a Role with RoleBinding.
 type ServiceAccount struct {
 	name string
+	bad  string // what is wrong with a ServiceAccountRef's name
 }
 
 // Name returns the ServiceAccount's name.

@@ -36,7 +36,8 @@ const DefaultAlphabet = wire.DefaultAlphabet
 type Secret struct {
 	name     string
 	keys     []string
-	external bool // named by SecretRef
+	external bool   // named by SecretRef
+	bad      string // what is wrong with a SecretRef's name
 }
 
 // Name returns the Secret's name.

@@ -128,6 +128,9 @@ func (s ServicePortSpec) NodePort(n int) ServicePortSpec {
 // AppProtocol names the application protocol ("http", "kubernetes.io/h2c").
 func (s ServicePortSpec) AppProtocol(p string) ServicePortSpec {
 	s.appProtocol = &p
+	if msg := explain("qualified name", validation.IsQualifiedName(p)); msg != "" {
+		return s.check(fmt.Sprintf("port %d: app protocol %q must be a %s", s.port, p, msg))
+	}
 	return s
 }
 
@@ -173,14 +176,26 @@ func ServiceType(t corev1.ServiceType) ServiceOption {
 // SessionAffinity sends a client's connections to one pod (ClientIP) or
 // not (None).
 func SessionAffinity(a corev1.ServiceAffinity) ServiceOption {
-	return serviceOption(func(s *serviceSpec) { s.affinity = a })
+	return serviceOption(func(s *serviceSpec) {
+		if a != corev1.ServiceAffinityClientIP && a != corev1.ServiceAffinityNone {
+			s.errs = append(s.errs, fmt.Sprintf("session affinity %q is not ClientIP or None", a))
+			return
+		}
+		s.affinity = a
+	})
 }
 
 // ExternalTrafficPolicy sets whether a NodePort or LoadBalancer Service
 // routes external traffic only to pods on the node it arrived at (Local,
 // keeping the client address) or to any (Cluster).
 func ExternalTrafficPolicy(p corev1.ServiceExternalTrafficPolicy) ServiceOption {
-	return serviceOption(func(s *serviceSpec) { s.trafficPolicy = p })
+	return serviceOption(func(s *serviceSpec) {
+		if p != corev1.ServiceExternalTrafficPolicyLocal && p != corev1.ServiceExternalTrafficPolicyCluster {
+			s.errs = append(s.errs, fmt.Sprintf("external traffic policy %q is not Local or Cluster", p))
+			return
+		}
+		s.trafficPolicy = p
+	})
 }
 
 // Service declares a Service for a workload, named after it (see

@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -13,6 +15,7 @@ import (
 // source; a method that does not apply to the source is reported.
 type VolumeSpec struct {
 	v    corev1.Volume
+	ref  Handle // the ConfigMap, Secret or claim it reads
 	errs []string
 }
 
@@ -28,7 +31,7 @@ func ConfigVolume(name string, cm *ConfigMap) VolumeSpec {
 	if cm == nil {
 		return VolumeSpec{v: corev1.Volume{Name: name}, errs: []string{"config map is nil"}}
 	}
-	return VolumeSpec{v: corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+	return VolumeSpec{ref: cm, v: corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm.name}},
 	}}}
 }
@@ -39,7 +42,7 @@ func SecretVolume(name string, s *Secret) VolumeSpec {
 	if s == nil {
 		return VolumeSpec{v: corev1.Volume{Name: name}, errs: []string{"secret is nil"}}
 	}
-	return VolumeSpec{v: corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+	return VolumeSpec{ref: s, v: corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
 		Secret: &corev1.SecretVolumeSource{SecretName: s.name},
 	}}}
 }
@@ -50,7 +53,7 @@ func ClaimVolume(name string, c *Claim) VolumeSpec {
 	if c == nil {
 		return VolumeSpec{v: corev1.Volume{Name: name}, errs: []string{"claim is nil"}}
 	}
-	return VolumeSpec{v: corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+	return VolumeSpec{ref: c, v: corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
 		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: c.name},
 	}}}
 }
@@ -73,6 +76,9 @@ func HostPathVolume(name, path string) VolumeSpec {
 // (relative to the mount); with items, only the keys named appear.
 func (s VolumeSpec) Item(key, path string) VolumeSpec {
 	item := corev1.KeyToPath{Key: key, Path: path}
+	if key == "" || path == "" || strings.HasPrefix(path, "/") || slices.Contains(strings.Split(path, "/"), "..") {
+		return s.fail(fmt.Sprintf("item %q: needs a key and a relative path inside the volume, not %q", key, path))
+	}
 	switch src := &s.v.VolumeSource; {
 	case src.ConfigMap != nil:
 		src.ConfigMap = src.ConfigMap.DeepCopy()
@@ -168,6 +174,9 @@ func (s VolumeSpec) fail(msg string) VolumeSpec {
 }
 
 func (s VolumeSpec) applyWorkload(w *Workload) {
+	if s.ref != nil && !w.checkRef(s.ref) {
+		return
+	}
 	for _, e := range s.errs {
 		w.fail("volume %q: %s", s.v.Name, e)
 	}
@@ -187,7 +196,7 @@ func (s VolumeSpec) applyWorkload(w *Workload) {
 type MountSpec struct {
 	m         corev1.VolumeMount
 	readWrite bool
-	err       string
+	errs      []string
 }
 
 // Mount mounts the pod volume (or StatefulSet claim template) named
@@ -211,6 +220,9 @@ func (m MountSpec) ReadWrite() MountSpec {
 // SubPath mounts only the file or directory at path inside the volume.
 func (m MountSpec) SubPath(path string) MountSpec {
 	m.m.SubPath = path
+	if strings.HasPrefix(path, "/") || slices.Contains(strings.Split(path, "/"), "..") {
+		m.errs = append(slices.Clone(m.errs), fmt.Sprintf("sub path %q must be relative and stay inside the volume", path))
+	}
 	return m
 }
 
@@ -218,11 +230,17 @@ func (m MountSpec) SubPath(path string) MountSpec {
 // (None, HostToContainer or Bidirectional).
 func (m MountSpec) Propagation(mode corev1.MountPropagationMode) MountSpec {
 	m.m.MountPropagation = &mode
+	if !slices.Contains([]corev1.MountPropagationMode{corev1.MountPropagationNone, corev1.MountPropagationHostToContainer, corev1.MountPropagationBidirectional}, mode) {
+		m.errs = append(slices.Clone(m.errs), fmt.Sprintf("propagation %q is not None, HostToContainer or Bidirectional", mode))
+	}
 	return m
 }
 
 func (m MountSpec) applyWorkload(w *Workload) {
-	if !w.mountPathFree(m.m.MountPath) {
+	for _, e := range m.errs {
+		w.fail("mount %q: %s", m.m.MountPath, e)
+	}
+	if len(m.errs) > 0 || !w.mountPathFree(m.m.MountPath) {
 		return
 	}
 	if m.readWrite {
@@ -237,6 +255,9 @@ func MountConfig(cm *ConfigMap, path string) WorkloadOption {
 	return workloadOption(func(w *Workload) {
 		if cm == nil {
 			w.fail("mount %q: config map is nil", path)
+			return
+		}
+		if !w.checkRef(cm) {
 			return
 		}
 		w.mount("config-"+cm.name, path, true, corev1.VolumeSource{
@@ -255,6 +276,9 @@ func MountSecret(s *Secret, path string) WorkloadOption {
 			w.fail("mount %q: secret is nil", path)
 			return
 		}
+		if !w.checkRef(s) {
+			return
+		}
 		w.mount("secret-"+s.name, path, true, corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: s.name},
 		})
@@ -267,6 +291,9 @@ func MountClaim(c *Claim, path string) WorkloadOption {
 	return workloadOption(func(w *Workload) {
 		if c == nil {
 			w.fail("mount %q: claim is nil", path)
+			return
+		}
+		if !w.checkRef(c) {
 			return
 		}
 		w.mount("claim-"+c.name, path, false, corev1.VolumeSource{

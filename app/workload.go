@@ -121,6 +121,7 @@ func (w *Workload) check() {
 	names := map[string]bool{}
 	for _, c := range w.containers() {
 		if names[c.c.Name] {
+			w.cur = w.main
 			w.fail("container %q declared twice", c.c.Name)
 		}
 		names[c.c.Name] = true

@@ -50,6 +50,9 @@ func checkZero(obj any, path string) error {
 			return err
 		}
 	}
+	if v.Kind() == reflect.Pointer && isScalarKind(v.Type().Elem().Kind()) {
+		return fmt.Errorf("a pointer field (%s) keeps its zero value without Zero", v.Type())
+	}
 	if !isScalarKind(v.Kind()) {
 		return fmt.Errorf("not a bool, number or string field but %s", v.Type())
 	}
