@@ -104,7 +104,7 @@ func (a *App) declareWorkload(kind, name string, opts []WorkloadOption) *Workloa
 			o.applyWorkload(w)
 		}
 	}
-	w.check()
+	w.check(a)
 	w.checkKinds()
 	a.reportName(kind, name, dnsLabel)
 	a.report(kind, name, w.errs)
@@ -117,7 +117,7 @@ func (a *App) declareWorkload(kind, name string, opts []WorkloadOption) *Workloa
 
 // check records what is wrong with the workload as a whole: images,
 // mounts of undeclared volumes and pod labels that miss the selector.
-func (w *Workload) check() {
+func (w *Workload) check(a *App) {
 	names := map[string]bool{}
 	for _, c := range w.containers() {
 		if names[c.c.Name] {
@@ -146,7 +146,7 @@ func (w *Workload) check() {
 		w.fail("selector is empty; a %s selects its pods by at least one label", w.kind)
 	}
 	if !w.selectorSet {
-		sel = map[string]string{LabelName: w.name}
+		sel = a.selector(w.name)
 	}
 	for _, k := range slices.Sorted(maps.Keys(sel)) {
 		if v := sel[k]; pod[k] != v {
