@@ -38,6 +38,7 @@ var roundTripSets = []manifestSet{
 	{name: "kube-state-metrics", app: "kube-state-metrics", namespace: "kube-system", paths: testdata("kube-state-metrics")},
 	{name: "emojivoto", app: "emojivoto", namespace: "emojivoto", paths: testdata("emojivoto")},
 	{name: "descheduler", app: "descheduler", namespace: "kube-system", paths: testdata("descheduler")},
+	{name: "zeros", app: "zeros", namespace: "zeros", paths: testdata("zeros")},
 	{name: "kube-prometheus", app: "kube-prometheus", namespace: "monitoring", paths: testdata("kube-prometheus")},
 }
 

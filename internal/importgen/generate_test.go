@@ -173,3 +173,25 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+// TestExplicitZeroValuesAreWrittenBack: a field set explicitly to its
+// zero value, which Go leaves out, comes back through app.Zero, on a
+// builder call and on a literal alike: whoever applies it owns it.
+func TestExplicitZeroValuesAreWrittenBack(t *testing.T) {
+	pc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": map[string]any{"name": "batch-low"},
+		"value": int64(1000), "globalDefault": false,
+	}}
+	objs := webApp(t)
+	_ = unstructured.SetNestedField(objs[1].Object, int64(0), "spec", "minReadySeconds")
+	out := generate(t, append(objs, pc), "")
+	if out.Forms[1] != importgen.Builder || out.Forms[3] != importgen.Literal {
+		t.Errorf("forms %v (%q), want the Deployment a builder call and the PriorityClass a literal", out.Forms, out.Reasons)
+	}
+	code := goFiles(out)
+	for _, want := range []string{`app.Zero("spec.minReadySeconds")`, `a.Object(batchLowPriorityClass(), app.Zero("globalDefault"))`} {
+		if !strings.Contains(code, want) {
+			t.Errorf("the Go files do not say %s:\n%s", want, code)
+		}
+	}
+}
