@@ -184,7 +184,7 @@ func TestOptionErrors(t *testing.T) {
 					Sidecar("s", Image("y"), Ready(TCP(80).Timeout(0)), Live(Exec("true").FailureThreshold(0)), Startup(HTTPGet("/", 80).SuccessThreshold(0))),
 					InitContainer("i", Image("y"), Ready(TCP(80).HTTPS()), Live(Exec("x").Header("a", "b")), Startup(TCP(80).Every(0).After(-1))),
 					PreStop(GRPC(80)), PostStart(Exec("x").After(3)))
-				a.Deployment("other", Image("x"), PreStop(Probe{}), Startup(Probe{}))
+				a.Deployment("other", Image("x"), PreStop(Probe{}), Startup(Probe{}), Ready(TCP(81).HTTP()))
 			},
 			want: []string{
 				`deployment "web": readiness probe: port name is empty`,
@@ -196,6 +196,7 @@ func TestOptionErrors(t *testing.T) {
 				`deployment "web": init container "i": readiness probe: a scheme applies to an HTTP GET probe`,
 				`deployment "web": init container "i": liveness probe: a header applies to an HTTP GET probe`,
 				`deployment "web": init container "i": startup probe: period must be at least 1 second`,
+				`deployment "other": readiness probe: a scheme applies to an HTTP GET probe`,
 				`deployment "web": pre-stop hook cannot be a gRPC check`,
 				`deployment "web": post-start hook takes no timing`,
 				`deployment "other": pre-stop hook probe is empty`,
