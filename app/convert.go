@@ -37,8 +37,14 @@ var noiseFields = []string{"spec", "strategy", "updateStrategy", "resources", "m
 // typed set it also drops empty noiseFields, null values (a nil pointer Go
 // writes, such as a gRPC probe's service) and a resource field
 // reference's divisor "0", which a typed object's Go structs add but a
-// hand-written manifest would not have.
+// hand-written manifest would not have. A CRD's subresources.status ({}
+// turns the status subresource on) is kept.
 func prune(v any, typed bool) {
+	pruneUnder(v, typed, "")
+}
+
+// pruneUnder is prune of v, the value of key in its parent.
+func pruneUnder(v any, typed bool, key string) {
 	switch t := v.(type) {
 	case map[string]any:
 		if ts, ok := t["creationTimestamp"]; ok && ts == nil {
@@ -47,7 +53,7 @@ func prune(v any, typed bool) {
 		if typed {
 			pruneTyped(t)
 		}
-		if st, ok := t["status"]; ok && isZero(st) {
+		if st, ok := t["status"]; ok && isZero(st) && key != "subresources" {
 			delete(t, "status")
 		}
 		for _, k := range noiseFields {
@@ -55,12 +61,12 @@ func prune(v any, typed bool) {
 				delete(t, k)
 			}
 		}
-		for _, child := range t {
-			prune(child, typed)
+		for k, child := range t {
+			pruneUnder(child, typed, k)
 		}
 	case []any:
 		for _, child := range t {
-			prune(child, typed)
+			pruneUnder(child, typed, key)
 		}
 	}
 }

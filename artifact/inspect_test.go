@@ -19,7 +19,7 @@ func TestInspectFindsCorruptAndMissingBlobs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Inspect(sound layout): %v", err)
 	}
-	if len(rep.Images) != 3 || rep.SharedBytes == 0 || len(rep.Problems) != 0 {
+	if len(rep.Images) != 4 || rep.SharedBytes == 0 || len(rep.Problems) != 0 {
 		t.Fatalf("Inspect(sound layout) = %d images, %d shared bytes, problems %v", len(rep.Images), rep.SharedBytes, rep.Problems)
 	}
 	corrupt := strings.TrimPrefix(res.Images[0].Layers[1], "sha256:")

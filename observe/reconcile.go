@@ -24,8 +24,8 @@ const (
 	// Missing: declared by the archive, absent from the cluster.
 	Missing State = "missing"
 	// Undeclared: in one of the archive's namespaces, of a kind the
-	// archive declares, but not in the archive. Information only: never
-	// permission to adopt or delete it.
+	// archive declares or of one of CommonKinds, but not in the archive.
+	// Information only: never permission to adopt or delete it.
 	Undeclared State = "undeclared"
 	// Unknown: the lens may not read objects of its kind there.
 	Unknown State = "unknown"
@@ -97,8 +97,12 @@ func (r *Report) Healthy() bool {
 type Listing struct {
 	Kind      Kind
 	Namespace string
-	Forbidden bool
-	Items     []*unstructured.Unstructured
+	// MetadataOnly says the LIST read names, owners and labels only
+	// (PartialObjectMetadataList): a kind the archive does not declare,
+	// whose objects can only be undeclared.
+	MetadataOnly bool
+	Forbidden    bool
+	Items        []*unstructured.Unstructured
 }
 
 // Kind is an API kind the archive declares, with the resource that lists it.
@@ -108,9 +112,11 @@ type Kind struct {
 
 // Reconcile compares the archive's declared objects with what the listings
 // found. It is pure and deterministic: objects are sorted by reference.
-// Only namespaced listings yield undeclared objects. Objects a controller owns (with an owner reference) and the objects the
-// control plane makes in every namespace (ConfigMap kube-root-ca.crt,
-// ServiceAccount default) are never reported undeclared.
+// Only namespaced listings yield undeclared objects. Objects a controller
+// owns (with an owner reference), the objects the control plane makes in
+// every namespace (ConfigMap kube-root-ca.crt, ServiceAccount default) and
+// the claims a listed StatefulSet's controller makes from its volume claim
+// templates (TEMPLATE-SET-ORDINAL) are never reported undeclared.
 func Reconcile(a *Archive, cl ClusterInfo, listings []Listing) *Report {
 	r := &Report{Schema: StatusSchema, Session: sessionOf(a), Cluster: cl, Counts: map[State]int{}}
 	declared := map[object.Ref]bool{}
@@ -121,6 +127,7 @@ func Reconcile(a *Archive, cl ClusterInfo, listings []Listing) *Report {
 	}
 	live := map[object.Ref]*unstructured.Unstructured{}
 	forbidden := map[[2]string]bool{}
+	made := templateClaims(listings)
 	for _, l := range listings {
 		if l.Forbidden {
 			forbidden[[2]string{l.Kind.Group + "/" + l.Kind.Kind, l.Namespace}] = true
@@ -130,7 +137,7 @@ func Reconcile(a *Archive, cl ClusterInfo, listings []Listing) *Report {
 		for _, u := range l.Items {
 			ref := object.Ref{Group: l.Kind.Group, Kind: l.Kind.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 			live[ref] = u
-			if l.Namespace != "" && !declared[ref] && !ignored(u, ref) {
+			if l.Namespace != "" && !declared[ref] && !ignored(u, ref) && !made(ref) {
 				r.add(ObjectStatus{Ref: ref, State: Undeclared})
 			}
 		}

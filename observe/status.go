@@ -21,7 +21,9 @@ type StatusOptions struct {
 }
 
 // Status reconciles archive a with the cluster: one LIST per declared kind
-// and archive namespace (one per cluster-scoped kind), then Reconcile.
+// and archive namespace (one per cluster-scoped kind), one metadata-only
+// LIST per common kind the archive does not declare (CommonKinds, those the
+// cluster's discovery serves) and archive namespace, then Reconcile.
 // An archive whose kinds and resources disagree with the cluster's
 // discovery, or that names a namespace none of its objects is in, is
 // refused (an *InputError) before anything is listed. Secrets (the
@@ -44,11 +46,16 @@ func Status(ctx context.Context, cl *Cluster, a *Archive, opts StatusOptions) (*
 	if err := cl.checkArchive(a); err != nil {
 		return nil, err
 	}
-	listings, err := cl.list(ctx, queries(a), opts.Parallel)
+	served, discoveryErr := cl.served()
+	listings, err := cl.list(ctx, append(queries(a), undeclaredQueries(a, served)...), opts.Parallel)
 	if err != nil {
 		return nil, err
 	}
-	return Reconcile(a, info, listings), nil
+	rep := Reconcile(a, info, listings)
+	if discoveryErr != nil {
+		rep.Unreadable = append(rep.Unreadable, "kinds the archive does not declare ("+discoveryErr.Error()+")")
+	}
+	return rep, nil
 }
 
 // queries are the LISTs Status makes: each declared kind in each archive
@@ -93,7 +100,7 @@ func (cl *Cluster) list(ctx context.Context, qs []Listing, parallel int) ([]List
 // listOne makes one LIST, unpaginated, into l.
 func (cl *Cluster) listOne(ctx context.Context, l *Listing) error {
 	gvr := schema.GroupVersionResource{Group: l.Kind.Group, Version: l.Kind.Version, Resource: l.Kind.Resource}
-	items, err := listItems(ctx, cl, gvr, l.Kind, l.Namespace)
+	items, err := listItems(ctx, cl, gvr, l)
 	switch {
 	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
 		l.Forbidden = true
@@ -109,9 +116,11 @@ func (cl *Cluster) listOne(ctx context.Context, l *Listing) error {
 	return nil
 }
 
-// listItems lists one kind; Secrets as metadata only.
-func listItems(ctx context.Context, cl *Cluster, gvr schema.GroupVersionResource, k Kind, ns string) ([]*unstructured.Unstructured, error) {
-	if isSecrets(gvr) || k.Group == "" && k.Kind == "Secret" {
+// listItems makes listing l; Secrets (the resource, whatever the kind),
+// and any kind when l asks, as metadata only.
+func listItems(ctx context.Context, cl *Cluster, gvr schema.GroupVersionResource, l *Listing) ([]*unstructured.Unstructured, error) {
+	k, ns := l.Kind, l.Namespace
+	if l.MetadataOnly || isSecrets(gvr) || k.Group == "" && k.Kind == "Secret" {
 		return listMetadata(ctx, cl.meta, gvr, k, ns)
 	}
 	var ri dynamic.ResourceInterface = cl.c.Dynamic.Resource(gvr)
@@ -141,7 +150,7 @@ func listMetadata(ctx context.Context, m metadata.Interface, gvr schema.GroupVer
 	out := make([]*unstructured.Unstructured, len(list.Items))
 	for i, it := range list.Items {
 		u := &unstructured.Unstructured{}
-		u.SetAPIVersion(k.Version)
+		u.SetAPIVersion(schema.GroupVersion{Group: k.Group, Version: k.Version}.String())
 		u.SetKind(k.Kind)
 		u.SetNamespace(it.Namespace)
 		u.SetName(it.Name)

@@ -21,6 +21,7 @@ const (
 	StepFinished = progress.StepFinished // Wave, Ref, Action, Result, Error
 	WaitSkipped  = progress.WaitSkipped  // Wave, Ref, Action, Message: written, readiness not awaited, and why
 	Waiting      = progress.Waiting      // Wave, Pending of Total, Names, What
+	Diagnosed    = progress.Diagnosed    // Wave, Ref, Message: a problem found while a wave waits
 	WaveReady    = progress.WaveReady    // Wave, Waves, Objects
 	Settled      = progress.Settled      // Ref, Result: an in-doubt step read back
 	Compensating = progress.Compensating // Ref, Result: a completed step undone

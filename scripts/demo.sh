@@ -145,7 +145,8 @@ if [ "$real" = 1 ]; then
 	fi
 else
 	shop=examples/shop/release.toml
-	step "a multi-tier app: the shop (web, api, worker, PostgreSQL with a claim, HPA, PDB, Ingress, network policies)"
+	step "a multi-tier app: the shop (web, api, worker, a database with a claim, HPA, PDB, Ingress, network policies)"
+	"$piceli" artifacts build --spec examples/shop/build.toml
 	plan_out="$("$piceli" release plan --spec "$shop")"
 	echo "$plan_out"
 	# Like hello's, the shop's checks need containers that answer; kwok's pods run none.

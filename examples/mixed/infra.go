@@ -18,10 +18,10 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 	// Typed builders.
 	web := a.Deployment("web",
 		app.Image(ctx.Image("web")),
-		app.Ports(80),
-		app.Ready(app.HTTPGet("/", 80)),
+		app.Ports(8080),
+		app.Ready(app.HTTPGet("/", 8080)),
 	)
-	a.Service(web)
+	a.Service(web, app.PortTo(80, 8080))
 
 	// Official typed objects; apiVersion and kind come from the scheme.
 	a.Objects(greeting(ctx.Value("greeting")), echo(ctx.Image("echo")))

@@ -1,9 +1,9 @@
 // Package services is the micro-image example: three Go services, each
 // built by `piceli artifacts build` into its own small image on one shared
-// base layer, in front of a stateful key-value store whose image is pinned,
-// and a generated secret the gateway signs its session cookies with.
-// The release takes the three images by digest from the build, so changing
-// one service's source rolls only its Deployment.
+// base layer, in front of a stateful key-value store built the same way (a
+// stand-in for Redis), and a generated secret the gateway signs its
+// session cookies with. The release takes the images by digest from the
+// build, so changing one service's source rolls only its Deployment.
 package services
 
 import "github.com/pynenc/piceli/app"

@@ -1,6 +1,9 @@
-// Package shop is a multi-tier Piceli example: an nginx front end, an API
+// Package shop is a multi-tier Piceli example: a web front end, an API
 // with its own service account, a background worker, a nightly report and
-// PostgreSQL with persistent storage, locked down by network policies.
+// a database with persistent storage, locked down by network policies.
+// Its three images (web, api, db) are small Go servers in ./cmd, built
+// offline by `piceli artifacts build`; the database is a stand-in for
+// PostgreSQL (see README.md).
 package shop
 
 import "github.com/pynenc/piceli/app"
@@ -14,24 +17,24 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 		app.Data("DATABASE_HOST", "db"),
 		app.Data("DATABASE_USER", "shop"),
 	)
-	webConfig := a.ConfigMap("web-config", app.DataFile("config/default.conf"))
+	webConfig := a.ConfigMap("web-config", app.DataFile("config/index.html"))
 	dbSecret := a.Secret("db-credentials", app.Generated("password", 32))
 
 	db := database(a, ctx, dbSecret)
 	api := apiTier(a, ctx, config, dbSecret, db)
 	web := webTier(a, ctx, webConfig, api)
 	worker := a.Deployment("worker", backend(ctx, config, dbSecret,
-		app.Command("/app/worker"),
+		app.Args("worker"),
 		app.Requests("100m", "128Mi"),
 		app.DependsOn(db),
 	)...)
 	report := a.CronJob("nightly-report", "0 3 * * *", backend(ctx, config, dbSecret,
-		app.Command("/app/report"),
+		app.Args("report"),
 		app.BackoffLimit(2),
 	)...)
 
 	a.DefaultDeny()
-	a.AllowFromAnywhere(web, 80)
+	a.AllowFromAnywhere(web, 8080)
 	a.AllowTraffic(web, api, 8080)
 	for _, client := range []*app.Workload{api, worker, report} {
 		a.AllowTraffic(client, db, 5432)
@@ -39,17 +42,18 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 	return a.Composition(ctx)
 }
 
-// database declares PostgreSQL with a claim per pod and its headless Service.
+// database declares the database stand-in with a claim per pod and its
+// headless Service.
 func database(a *app.App, ctx *app.Context, secret *app.Secret) *app.Workload {
 	db := a.StatefulSet("db",
-		app.Image(ctx.Image("postgres")),
+		app.Image(ctx.Image("db")),
 		app.NamedPort("postgres", 5432),
 		app.Env("POSTGRES_USER", "shop"),
 		app.Env("PGDATA", "/var/lib/postgresql/data/pgdata"),
 		app.EnvFromSecret("POSTGRES_PASSWORD", secret, "password"),
 		app.ClaimTemplate("data", "/var/lib/postgresql/data", app.Storage("5Gi")),
 		app.Requests("250m", "256Mi"),
-		app.Ready(app.Exec("pg_isready", "-U", "shop")),
+		app.Ready(app.TCP(5432)),
 		app.Live(app.TCP(5432).After(30)),
 	)
 	a.Service(db, app.Headless())
@@ -75,18 +79,18 @@ func apiTier(a *app.App, ctx *app.Context, config *app.ConfigMap, secret *app.Se
 	return api
 }
 
-// webTier declares the nginx front end, its Service, budget and Ingress.
+// webTier declares the front end, its Service, budget and Ingress.
 func webTier(a *app.App, ctx *app.Context, config *app.ConfigMap, api *app.Workload) *app.Workload {
 	web := a.Deployment("web",
 		app.Image(ctx.Image("web")),
 		app.Replicas(2),
-		app.NamedPort("http", 80),
-		app.MountConfig(config, "/etc/nginx/conf.d"),
+		app.NamedPort("http", 8080),
+		app.MountConfig(config, "/srv/shop"),
 		app.Requests("50m", "64Mi"),
-		app.Ready(app.HTTPGet("/", 80)),
+		app.Ready(app.HTTPGet("/", 8080)),
 		app.DependsOn(api),
 	)
-	svc := a.Service(web)
+	svc := a.Service(web, app.PortTo(80, 8080))
 	a.DisruptionBudget(web, app.MinAvailable(1))
 	a.Ingress("shop",
 		app.IngressClass("nginx"),

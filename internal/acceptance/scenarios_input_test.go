@@ -171,7 +171,7 @@ func badInputs() []badInput {
 			name: "an invalid object name", fault: "a ConfigMap named Bad_Name", fast: true, commands: clusterCommands,
 			spoil: func(e *env) { e.setManifest("bad.yaml", configMap("Bad_Name", "1")) },
 			where: func(e *env) []string {
-				return []string{"ConfigMap/" + e.ns + "/Bad_Name", "bad.yaml:1", "metadata.name"}
+				return []string{"ConfigMap/Bad_Name", "bad.yaml:1", "metadata.name"}
 			},
 		},
 		{

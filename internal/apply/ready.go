@@ -30,8 +30,9 @@ func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
 	defer cancel()
 	stopped := r.watchStop(wctx, cancel)
 	_, err := readiness.Wait(wctx, r.e.Client.Dynamic, targets, readiness.WaitOptions{
-		Timeout: r.opts.ReadyTimeout,
-		OnPoll:  func(p []readiness.Target) { r.e.emit(waiting(n, len(targets), p, refs)) },
+		Timeout:     r.opts.ReadyTimeout,
+		OnPoll:      func(p []readiness.Target) { r.e.emit(waiting(n, len(targets), p, refs)) },
+		OnDiagnosis: func(o readiness.Object) { r.diagnosed(n, refs[o.Target], o.Diagnosis) },
 	})
 	if stopped() {
 		return ErrStopped
@@ -40,6 +41,14 @@ func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
 		r.e.Client.Mapper.Reset()
 	}
 	return withSkipHints(err)
+}
+
+// diagnosed tells of a problem found while wave n waits on ref, one event
+// per line of its diagnosis.
+func (r *runner) diagnosed(n int, ref object.Ref, lines []string) {
+	for _, line := range lines {
+		r.e.emit(progress.Event{Kind: progress.Diagnosed, Wave: n, Ref: ref.String(), Message: line})
+	}
 }
 
 // skipHint tells how to apply an object without waiting for it.

@@ -49,6 +49,7 @@ type bench struct {
 	started   time.Time
 	loadStart string  // the load average when the run began
 	idle      float64 // attributed requests per second of the idle sandbox
+	codegen   codegenFigure
 }
 
 // Main runs the benchmark (or, as "worker ...", one measured operation)
@@ -164,6 +165,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 		if err := b.render(ctx, r); err != nil {
 			return fmt.Errorf("render %s: %w", r, err)
 		}
+	}
+	b.logf("codegen crd on %s", codegenSample)
+	if b.codegen, err = measureCodegen(); err != nil {
+		return fmt.Errorf("codegen: %w", err)
 	}
 	for k := range cfg.Runs {
 		for _, r := range cfg.rows() {

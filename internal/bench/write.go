@@ -99,6 +99,7 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
 	for _, v := range b.res.acceptance() {
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", v.What, v.Value, v.status())
 	}
+	s.WriteString(codegenSection(b.codegen))
 	return s.String()
 }
 

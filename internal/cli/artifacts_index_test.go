@@ -29,7 +29,7 @@ func TestInspectRefusesABadIndexWithoutQuotingIt(t *testing.T) {
 	tests := []struct {
 		name, layout, want string
 	}{
-		{"an index.json symlinked to a private file", "symlinked", "not an OCI image index"},
+		{"an index.json symlinked to a private file", "symlinked", "not a regular file"},
 		{"an index.json that is a directory", "directory", "index.json"},
 		{"a layout without index.json", "missing", "index.json"},
 		{"a truncated index.json", "truncated", "not an OCI image index"},

@@ -57,7 +57,7 @@ func TestArtifactsRefusals(t *testing.T) {
 	}
 
 	res = run(t, "artifacts", "inspect", layout)
-	if res.code != ExitOK || !strings.Contains(res.stdout, "shared by 3 images") {
+	if res.code != ExitOK || !strings.Contains(res.stdout, "shared by 4 images") {
 		t.Errorf("inspect: exit %d, stdout %s", res.code, res.stdout)
 	}
 	blobs, _ := os.ReadDir(filepath.Join(layout, "blobs", "sha256"))

@@ -137,9 +137,12 @@ func continueCommand(spec, hash string) string {
 
 func resumeCommand(spec string) string { return "piceli deploy" + specArg(spec) + " --resume" }
 
+// specArg is " --spec SPEC" for a hint: always there, even for the
+// default spec, since a hint is copied into other directories and
+// scripts; quoted when the shell would split it.
 func specArg(spec string) string {
-	if spec == "release.toml" {
-		return ""
+	if strings.ContainsAny(spec, " \t'\"$\\`;&|<>()*?[]#~!{}") {
+		spec = "'" + strings.ReplaceAll(spec, "'", `'\''`) + "'"
 	}
 	return " --spec " + spec
 }

@@ -17,14 +17,16 @@ func newObserveStatusCmd() *cobra.Command {
 		Short: "Reconcile a session archive with the cluster",
 		Long: `Reconcile a session archive with the cluster: each object is present (with
 its readiness), missing, undeclared (in the archive's namespaces, of a kind
-it declares, but not in it: information, never permission to adopt or
-delete) or unknown (no permission to read it). A cluster other than the
-archive's is said plainly.
+it declares or a common kind such as ConfigMap, Secret, Service, Deployment
+or Role, but not in it: information, never permission to adopt or delete)
+or unknown (no permission to read it). A cluster other than the archive's
+is said plainly.
 
 Steps:
   1. read the archive
   2. read the cluster's identity, then one LIST per declared kind and
-     namespace (Secrets as metadata only)
+     namespace (Secrets as metadata only), and one metadata-only LIST per
+     common kind the archive does not declare that the cluster serves
   3. print each object, or one JSON document with -o json
      ("schema": "piceli.observe-status/v1")
 

@@ -60,6 +60,8 @@ func eventLine(e release.Event) string {
 		}
 	case release.WaitSkipped:
 		return fmt.Sprintf("  no wait %s (%s)", e.Ref, e.Message)
+	case release.Diagnosed:
+		return fmt.Sprintf("  %s: %s", e.Ref, e.Message)
 	case release.Settled:
 		return fmt.Sprintf("  settled %s: %s", e.Ref, e.Result)
 	case release.Compensating:

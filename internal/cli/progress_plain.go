@@ -9,20 +9,39 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
-// waitEvery is how often plain lines repeat a wave's wait.
-const waitEvery = 5 * time.Second
+// How often plain lines repeat a wave's wait. A wait whose text changed
+// (other counts or names) prints at most every waitEvery; one that did not
+// change prints again after calmFirst, then after an interval that doubles
+// up to calmMost, so a wait of 5 minutes on one object prints 4 lines, not
+// one per poll.
+const (
+	waitEvery = 5 * time.Second
+	calmFirst = 30 * time.Second
+	calmMost  = 5 * time.Minute
+)
 
 // plainLines prints one line per event for a reader that is not a
-// terminal. A wave's first wait prints at once and repeats at most every
-// waitEvery, with counts and at most release.MaxNames names. A run's end
-// prints once, however many run-finished events it sends; a run that fails
-// and is rolled back is followed by the rollback's run, whose end prints too.
+// terminal. A wave's first wait prints at once; later waits print when
+// what is waited for changed (at most every waitEvery) and otherwise at a
+// calm interval (calmFirst, doubling up to calmMost), saying how long the
+// wave has waited; each line has counts and at most release.MaxNames names.
+// A run's end prints once, however many run-finished events it sends; a
+// run that fails and is rolled back is followed by the rollback's run,
+// whose end prints too.
 type plainLines struct {
-	mu     sync.Mutex
-	w      io.Writer
-	now    func() time.Time
-	waited map[int]time.Time // wave → when its last waiting line printed
-	ended  map[string]bool   // runs whose end printed
+	mu    sync.Mutex
+	w     io.Writer
+	now   func() time.Time
+	waits map[int]*waitShown // wave → what its waiting lines showed
+	ended map[string]bool    // runs whose end printed
+}
+
+// waitShown is what a wave's waiting lines last printed, and when.
+type waitShown struct {
+	since time.Time     // the wave's first wait
+	at    time.Time     // the last line
+	text  string        // the last line's text
+	calm  time.Duration // how long an unchanged wait stays quiet
 }
 
 // newPlain returns plain lines on w; now reads the clock, time.Now when nil.
@@ -30,7 +49,7 @@ func newPlain(w io.Writer, now func() time.Time) *plainLines {
 	if now == nil {
 		now = time.Now
 	}
-	return &plainLines{w: w, now: now, waited: map[int]time.Time{}, ended: map[string]bool{}}
+	return &plainLines{w: w, now: now, waits: map[int]*waitShown{}, ended: map[string]bool{}}
 }
 
 // emit is the func(release.Event) of plain lines.
@@ -53,7 +72,7 @@ func (p *plainLines) line(e release.Event) string {
 	case release.Waiting:
 		return p.waitLine(e)
 	case release.RunStarted:
-		p.waited = map[int]time.Time{}
+		p.waits = map[int]*waitShown{}
 	case release.RunFinished:
 		if p.ended[e.Run] {
 			return ""
@@ -64,15 +83,24 @@ func (p *plainLines) line(e release.Event) string {
 	return eventLine(e)
 }
 
-// waitLine is the line of a wait, or "" when its wave printed one less
-// than waitEvery ago.
+// waitLine is the line of a wait, or "" while its wave stays quiet: its
+// text changed less than waitEvery after the last line, or did not change
+// and the calm interval has not passed.
 func (p *plainLines) waitLine(e release.Event) string {
-	now := p.now()
-	if last, ok := p.waited[e.Wave]; ok && now.Sub(last) < waitEvery {
-		return ""
+	now, text := p.now(), waitingText(e)
+	w, ok := p.waits[e.Wave]
+	switch {
+	case !ok:
+		p.waits[e.Wave] = &waitShown{since: now, at: now, text: text, calm: calmFirst}
+		return "  " + text
+	case text != w.text && now.Sub(w.at) >= waitEvery:
+		w.at, w.text, w.calm = now, text, calmFirst
+		return "  " + text
+	case text == w.text && now.Sub(w.at) >= w.calm:
+		w.at, w.calm = now, min(2*w.calm, calmMost)
+		return fmt.Sprintf("  still %s (%s)", text, now.Sub(w.since).Round(time.Second))
 	}
-	p.waited[e.Wave] = now
-	return "  " + waitingText(e)
+	return ""
 }
 
 // objectCount says "1 object" or "N objects".

@@ -100,3 +100,47 @@ func TestProgressPlainEndPrintedOnce(t *testing.T) {
 		})
 	}
 }
+
+// The issue 27 case: a wave waits 5 minutes on one StatefulSet, the engine
+// polls every second and sends the same wait each time. Plain output says
+// so a few times, with how long it has waited, not once a poll.
+func TestProgressPlainUnchangedWaitOf5MinutesPrintsFewLines(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	wait := release.Event{Kind: release.Waiting, Wave: 3, Pending: 1, Total: 8, Names: []string{"StatefulSet cassandra"}, What: "objects"}
+	var evs []release.Event
+	var at []time.Time
+	for s := 0; s <= 300; s++ {
+		evs, at = append(evs, wait), append(at, t0.Add(time.Duration(s)*time.Second))
+	}
+	got := plainOutput(evs, at...)
+	want := []string{
+		"  waiting for 1 of 8 objects: StatefulSet cassandra",
+		"  still waiting for 1 of 8 objects: StatefulSet cassandra (30s)",
+		"  still waiting for 1 of 8 objects: StatefulSet cassandra (1m30s)",
+		"  still waiting for 1 of 8 objects: StatefulSet cassandra (3m30s)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plain lines of the same wait every second for 5 minutes (-want +got):\n%s", diff)
+	}
+	if len(got) >= 15 {
+		t.Errorf("a 5-minute wait on one object printed %d lines, want fewer than 15", len(got))
+	}
+}
+
+func TestProgressPlainWaitPrintsWhatChanged(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	wait := func(names ...string) release.Event {
+		return release.Event{Kind: release.Waiting, Wave: 0, Pending: len(names), Total: 3, Names: names, What: "Deployments"}
+	}
+	evs := []release.Event{wait("api", "web"), wait("api", "web"), wait("web"), wait("web"), wait("web")}
+	at := []time.Time{t0, t0.Add(time.Second), t0.Add(6 * time.Second), t0.Add(7 * time.Second), t0.Add(36 * time.Second)}
+	got := plainOutput(evs, at...)
+	want := []string{
+		"  waiting for 2 of 3 Deployments: api, web",
+		"  waiting for 1 of 3 Deployments: web",             // api got ready: a change prints
+		"  still waiting for 1 of 3 Deployments: web (36s)", // unchanged 30s after the change: the calm line
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plain lines of waits at 0s, 1s, 6s (api ready), 7s and 36s (-want +got):\n%s", diff)
+	}
+}

@@ -96,17 +96,23 @@ func reportRun(cmd *cobra.Command, spec, output string, err error) error {
 	case errors.As(err, &approval):
 		return askApproval(cmd, spec, output, approval)
 	case errors.As(err, &failed) && cmd.Context().Err() != nil:
-		return &ExitError{Code: ExitFailed, Err: errors.New("interrupted, in-flight writes abandoned; resume it with: piceli release resume (it settles them by reading the cluster)")}
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("interrupted, in-flight writes abandoned; resume it with: %s (it settles them by reading the cluster)", releaseCommand("resume", spec))}
 	case errors.As(err, &failed) && failed.Rollback != nil:
-		return &ExitError{Code: ExitFailed, Err: rolledBackText(failed)}
+		return &ExitError{Code: ExitFailed, Err: rolledBackText(spec, failed)}
 	case errors.As(err, &failed) && failed.Result.Status == release.StatusStopped:
-		return &ExitError{Code: ExitFailed, Err: errors.New("stopped; continue it with: piceli release resume")}
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("stopped; continue it with: %s", releaseCommand("resume", spec))}
 	case errors.As(err, &failed) && failed.Resumable():
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\nresume it with: piceli release resume", failed.Err)}
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\nresume it with: %s", failed.Err, releaseCommand("resume", spec))}
 	case errors.As(err, &failed):
 		return &ExitError{Code: ExitFailed, Err: failed.Err}
 	}
 	return err
+}
+
+// releaseCommand is the hint to run "piceli release VERB" on spec, which
+// it always names (see specArg).
+func releaseCommand(verb, spec string) string {
+	return "piceli release " + verb + specArg(spec)
 }
 
 // askApproval prints a plan that needs approval and ends with exit code 3

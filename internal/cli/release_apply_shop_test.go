@@ -40,8 +40,8 @@ func TestApplyShopEndToEnd(t *testing.T) {
 	if !strings.Contains(res.stderr, "finished: revision 1") {
 		t.Errorf("apply stderr does not report revision 1:\n%s", res.stderr)
 	}
-	for _, check := range []string{"store front", "api health"} {
-		if !strings.Contains(res.stderr, "check "+check+" (http): passed") {
+	for _, check := range []string{"store front (http)", "api health (http)", "database port (tcp)"} {
+		if !strings.Contains(res.stderr, "check "+check+": passed") {
 			t.Errorf("apply stderr does not report check %q passing:\n%s", check, res.stderr)
 		}
 	}
@@ -73,13 +73,14 @@ func TestApplyShopEndToEnd(t *testing.T) {
 }
 
 // forwardShop makes kwok send the port-forwards of the shop's front end
-// (port 80) and API (port 8080) pods to loopback servers answering 200 to
-// every request, standing in for the containers the shop's checks reach.
-// It returns a function that stops making them for new pods.
+// and API (port 8080) and database (port 5432) pods to loopback servers
+// answering 200 to every request, standing in for the containers the
+// shop's checks reach. It returns a function that stops making them for
+// new pods.
 func forwardShop(t *testing.T, sb *sandboxtest.Sandbox, ns string) (stop func()) {
 	t.Helper()
 	var stops []func()
-	for name, port := range map[string]int32{"web": 80, "api": 8080} {
+	for name, port := range map[string]int32{"web": 8080, "api": 8080, "db": 5432} {
 		srv := sandboxtest.LoopbackHTTP(t)
 		stops = append(stops, sb.OnEveryPod(t, ns, sandboxtest.PodRule{Selector: map[string]string{"app.kubernetes.io/name": name}, Port: port, Target: srv.Addr}))
 	}
@@ -91,7 +92,9 @@ func forwardShop(t *testing.T, sb *sandboxtest.Sandbox, ns string) (stop func())
 }
 
 // shopRelease copies examples/shop's spec to target a fresh namespace,
-// with its composition read from the checkout.
+// with its composition read from the checkout. The images it takes from
+// its build become stand-in digest references: kwok's pods run nothing,
+// and the copy has no build.toml beside it.
 func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *testRelease {
 	t.Helper()
 	example := filepath.Join(repoRoot(t), "examples", "shop")
@@ -110,6 +113,7 @@ func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *testRelease {
 	} {
 		s = regexp.MustCompile(re).ReplaceAllLiteralString(s, repl)
 	}
+	s = regexp.MustCompile(`(?m)^(\w+) = \{ build = "(\w+)" \}$`).ReplaceAllString(s, `$1 = "piceli.local/shop/$2@sha256:`+strings.Repeat("0", 64)+`"`)
 	writeFiles(t, dir, map[string]string{"release.toml": s})
 	return r
 }

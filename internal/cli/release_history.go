@@ -149,8 +149,8 @@ func printHolder(cmd *cobra.Command, run *release.RunState, spec string) {
 	case run.Status == string(release.StatusRunning):
 		cmd.Printf("run by %s\n", run.Holder)
 	case run.Status == string(release.StatusInterrupted) && run.Holder != "":
-		cmd.Printf("its holder %s is gone; continue it with: piceli release resume --spec %s\n", run.Holder, spec)
+		cmd.Printf("its holder %s is gone; continue it with: %s\n", run.Holder, releaseCommand("resume", spec))
 	case run.Status == string(release.StatusInterrupted):
-		cmd.Printf("its holder is gone; continue it with: piceli release resume --spec %s\n", spec)
+		cmd.Printf("its holder is gone; continue it with: %s\n", releaseCommand("resume", spec))
 	}
 }

@@ -101,9 +101,7 @@ func approveCommand(spec string, p *release.Plan, to int) string {
 	if to > 0 {
 		cmd = "piceli release rollback"
 	}
-	if spec != "release.toml" {
-		cmd += " --spec " + spec
-	}
+	cmd += specArg(spec)
 	if to > 0 {
 		cmd += fmt.Sprintf(" --to %d", to)
 	}

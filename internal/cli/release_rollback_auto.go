@@ -8,8 +8,8 @@ import (
 )
 
 // rolledBackText says why a run failed and how the automatic rollback
-// after it went, with what to do next.
-func rolledBackText(f *release.RunFailedError) error {
+// after it went, with what to do next for the release of spec.
+func rolledBackText(spec string, f *release.RunFailedError) error {
 	rb := f.Rollback
 	var inner *release.RunFailedError
 	if errors.As(rb.Err, &inner) {
@@ -17,12 +17,12 @@ func rolledBackText(f *release.RunFailedError) error {
 	}
 	switch {
 	case rb.Err == nil:
-		return fmt.Errorf("%w\nrolled back to revision %d as [release] on_failure = \"rollback\" asks: run %s is revision %d (its checks were not run; run them with: piceli release check)",
-			f.Err, rb.To, rb.Result.Run, rb.Result.Revision)
+		return fmt.Errorf("%w\nrolled back to revision %d as [release] on_failure = \"rollback\" asks: run %s is revision %d (its checks were not run; run them with: %s)",
+			f.Err, rb.To, rb.Result.Run, rb.Result.Revision, releaseCommand("check", spec))
 	case rb.Result != nil:
-		return fmt.Errorf("%w\nthe rollback to revision %d (run %s) %s: %v\ncontinue it with: piceli release resume", f.Err, rb.To, rb.Result.Run, rb.Result.Status, rb.Err)
+		return fmt.Errorf("%w\nthe rollback to revision %d (run %s) %s: %v\ncontinue it with: %s", f.Err, rb.To, rb.Result.Run, rb.Result.Status, rb.Err, releaseCommand("resume", spec))
 	case rb.To == 0:
-		return fmt.Errorf("%w\nnot rolled back: %v; the run is left failed, resume it with: piceli release resume", f.Err, rb.Err)
+		return fmt.Errorf("%w\nnot rolled back: %v; the run is left failed, resume it with: %s", f.Err, rb.Err, releaseCommand("resume", spec))
 	}
-	return fmt.Errorf("%w\nnot rolled back to revision %d: %v; the run is left failed, resume it with: piceli release resume", f.Err, rb.To, rb.Err)
+	return fmt.Errorf("%w\nnot rolled back to revision %d: %v; the run is left failed, resume it with: %s", f.Err, rb.To, rb.Err, releaseCommand("resume", spec))
 }

@@ -95,5 +95,5 @@ func NewRoot() *cobra.Command {
 
 // subcommands lists every top-level command; each lives in its own file.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{newInitCmd(), newRenderCmd(), newImportCmd(), newReleaseCmd(), newStatusCmd(), newAccessCmd(), newObserveCmd(), newArtifactsCmd(), newRegistryCmd(), newDeployCmd(), newStateCmd(), newSandboxCmd()}
+	return []*cobra.Command{newInitCmd(), newRenderCmd(), newImportCmd(), newCodegenCmd(), newReleaseCmd(), newStatusCmd(), newAccessCmd(), newObserveCmd(), newArtifactsCmd(), newRegistryCmd(), newDeployCmd(), newStateCmd(), newSandboxCmd()}
 }

@@ -62,7 +62,7 @@ func newSandboxUpCmd() *cobra.Command {
 
 Steps:
   1. build missing binaries into the cache (when tools/sandbox is found;
-     10 to 13 minutes cold on 2 cores, once)
+     10 to 15 minutes cold on 2 idle cores, far longer under load; once)
   2. start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
      the kwok controller through kwokctl, every one bound to 127.0.0.1
   3. start the sandbox agent (this binary as a process of the sandbox): it
@@ -240,7 +240,7 @@ Steps:
   1. find tools/sandbox (above the working directory, or --tools-dir)
   2. compile etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
      kubectl, kwok, kwokctl and kwok-stages from its pinned modules (10 to
-     13 minutes cold on 2 cores), then the real node's kubelet and pause;
+     15 minutes on 2 idle cores, far longer under load), then the real node's kubelet and pause;
      binaries already cached are kept unless --force
   3. print the cache directory`,
 		Args: sandboxNoArgs,

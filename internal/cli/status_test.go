@@ -40,7 +40,7 @@ func TestStatusReportsTheShopReady(t *testing.T) {
 	text := run(t, "status", "--spec", r.spec)
 	n := len(p.Steps)
 	for _, want := range []string{fmt.Sprintf("READY, %d of %d objects ready", n, n), "current  Deployment/" + r.ns + "/web", "2/2", "ingress " + r.ns + "/shop hosts: shop.example.com",
-		"checks: 2 passed", "reach it: piceli access --spec " + r.spec} {
+		"checks: 3 passed", "reach it: piceli access --spec " + r.spec} {
 		if text.code != ExitOK || !strings.Contains(text.stdout, want) {
 			t.Errorf("status: exit %d, stdout does not show %q:\n%s", text.code, want, text.stdout)
 		}

@@ -3,6 +3,7 @@ package importer_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -11,10 +12,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/pynenc/piceli/app"
+	"github.com/pynenc/piceli/internal/compose"
 	"github.com/pynenc/piceli/internal/importer"
 	"github.com/pynenc/piceli/internal/manifest"
 	"github.com/pynenc/piceli/internal/render"
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/internal/spec"
 )
 
 // manifestSet is one input of the round trip: files to import, and the
@@ -127,18 +129,30 @@ func readInput(t *testing.T, paths []string) []*unstructured.Unstructured {
 }
 
 // renderedShop renders examples/shop as piceli render does and returns
-// the file holding its output.
+// the file holding its output. The images the shop takes from its build
+// get stand-in digests, so the input does not change with every build.
 func renderedShop(t *testing.T) []string {
 	t.Helper()
-	r, err := release.Open(filepath.Join("..", "..", "examples", "shop", "release.toml"), release.Options{CacheDir: filepath.Join(sharedDir(t), "cache")})
+	s, err := spec.Load(filepath.Join("..", "..", "examples", "shop", "release.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := r.Render(t.Context(), release.RenderOptions{})
+	for k := range s.Builds {
+		s.Images[k] = "piceli.local/shop/" + k + "@sha256:" + strings.Repeat("0", 64)
+	}
+	res, err := compose.Load(t.Context(), s, compose.Options{CacheDir: filepath.Join(sharedDir(t), "cache")})
+	if err != nil {
+		t.Fatalf("compose examples/shop: %v", err)
+	}
+	objs, err := render.Objects(res.Objects, render.Options{Namespace: s.Target.Namespace, Release: s.Release.Name})
 	if err != nil {
 		t.Fatalf("render examples/shop: %v", err)
 	}
-	return []string{writeManifests(t, "shop.yaml", objs)}
+	var out []*unstructured.Unstructured
+	for _, m := range render.Manifests(objs) {
+		out = append(out, render.Redacted(m))
+	}
+	return []string{writeManifests(t, "shop.yaml", out)}
 }
 
 // renderedBuilders renders a composition that uses every builder and

@@ -94,10 +94,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"a document without a name is refused", "apiVersion: v1\nkind: ConfigMap\n", "f.yaml:1: ConfigMap: metadata.name is required"},
 		{"a List item without a name is refused", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap"}]}`, "f.yaml:1: List: item 0: ConfigMap: metadata.name is required"},
 		{"malformed JSON names the line", "{\n\"apiVersion\": \"v1\",\n\"kind\" \"ConfigMap\"\n}\n", "f.yaml:"},
-		{"a name that climbs out of a directory names the key", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x/../../victim\n", `f.yaml:1: ConfigMap "x/../../victim": metadata.name: `},
-		{"a name with a newline is quoted", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"a\\n*/\"\n", `f.yaml:1: ConfigMap "a\n*/": metadata.name: `},
-		{"a bad namespace names the key", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ../x\n", `f.yaml:1: ConfigMap "a": metadata.namespace "../x": `},
-		{"a List item with a bad name names the item", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"A"}}]}`, `f.yaml:1: List: item 0: ConfigMap "A": metadata.name: `},
+		{"a name that climbs out of a directory names the key", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x/../../victim\n", `f.yaml:1: ConfigMap/"x/../../victim": metadata.name: `},
+		{"a name with a newline is quoted", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"a\\n*/\"\n", `f.yaml:1: ConfigMap/"a\n*/": metadata.name: `},
+		{"a bad namespace names the key", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ../x\n", `f.yaml:1: ConfigMap/"../x"/a: metadata.namespace "../x": `},
+		{"a List item with a bad name names the item", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"A"}}]}`, `f.yaml:1: List: item 0: ConfigMap/A: metadata.name: `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

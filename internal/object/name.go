@@ -126,10 +126,10 @@ func NamespaceProblems(ns string) []string {
 func CheckNames(u *unstructured.Unstructured) error {
 	ref := RefOf(u)
 	if msgs := NameProblems(ref.Group, ref.Kind, ref.Name); len(msgs) > 0 {
-		return fmt.Errorf("%s %s: metadata.name: %s", ref.Kind, Shown(ref.Name), strings.Join(msgs, "; "))
+		return fmt.Errorf("%s: metadata.name: %s", ShownRef(ref), strings.Join(msgs, "; "))
 	}
 	if msgs := NamespaceProblems(ref.Namespace); len(msgs) > 0 {
-		return fmt.Errorf("%s %s: metadata.namespace %s: %s", ref.Kind, Shown(ref.Name), Shown(ref.Namespace), strings.Join(msgs, "; "))
+		return fmt.Errorf("%s: metadata.namespace %s: %s", ShownRef(ref), Shown(ref.Namespace), strings.Join(msgs, "; "))
 	}
 	return nil
 }
@@ -149,4 +149,29 @@ func Shown(s string) string {
 		cut--
 	}
 	return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
+}
+
+// ShownRef spells ref as Kind/namespace/name (Kind/name without a
+// namespace), the way plans and errors name objects. A namespace or name
+// that is not plain (printable ASCII without spaces, quotes or slashes, at
+// most 80 bytes) is quoted by Shown, so a hostile name cannot forge a line.
+func ShownRef(ref Ref) string {
+	parts := []string{shownPart(ref.Kind)}
+	if ref.Namespace != "" {
+		parts = append(parts, shownPart(ref.Namespace))
+	}
+	return strings.Join(append(parts, shownPart(ref.Name)), "/")
+}
+
+// shownPart is s as is when it is plain, else Shown(s).
+func shownPart(s string) string {
+	if s == "" || len(s) > maxShown {
+		return Shown(s)
+	}
+	for _, c := range s {
+		if c <= ' ' || c > '~' || c == '"' || c == '/' || c == '\\' {
+			return Shown(s)
+		}
+	}
+	return s
 }

@@ -51,8 +51,8 @@ func TestCheckNamesNamesTheKeyAndQuotesTheName(t *testing.T) {
 		obj  map[string]any
 		want string
 	}{
-		{"a bad name names metadata.name", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a\n*/b"}}, `ConfigMap "a\n*/b": metadata.name: `},
-		{"a bad namespace names metadata.namespace", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "namespace": "../x"}}, `ConfigMap "a": metadata.namespace "../x": `},
+		{"a bad name names metadata.name", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a\n*/b"}}, `ConfigMap/"a\n*/b": metadata.name: `},
+		{"a bad namespace names metadata.namespace", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "namespace": "../x"}}, `ConfigMap/"../x"/a: metadata.namespace "../x": `},
 		{"a huge name is cut", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": strings.Repeat("x", 5000)}}, `"... (5000 bytes): metadata.name`},
 	}
 	for _, tt := range tests {

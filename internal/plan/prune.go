@@ -32,7 +32,7 @@ func (m *maker) prunes() ([]Step, []Kept) {
 	for _, k := range m.listKeys() {
 		for _, u := range m.live.byList[k] {
 			ref := object.RefOf(u)
-			if declared[ref] || u.GetLabels()[object.ReleaseLabel] != m.in.Release.Name {
+			if declared[ref] || !m.ours(u) {
 				continue
 			}
 			declared[ref] = true // listed again under another version
@@ -44,6 +44,32 @@ func (m *maker) prunes() ([]Step, []Kept) {
 		}
 	}
 	return steps, kept
+}
+
+// ours reports whether u, an undeclared object, belongs to this release:
+// it carries the release's label and either lives in the release's
+// namespace or is named by the release's records (a UID it created, an
+// object of its previous revision). A release of the same name in another
+// namespace labels its objects alike, its Namespace among them; those are
+// not this release's to delete or to list as kept.
+func (m *maker) ours(u *unstructured.Unstructured) bool {
+	if u.GetLabels()[object.ReleaseLabel] != m.in.Release.Name {
+		return false
+	}
+	if ns := u.GetNamespace(); ns != "" && ns == m.in.Namespace {
+		return true
+	}
+	return m.in.Owned[string(u.GetUID())] || m.previous(object.RefOf(u))
+}
+
+// previous reports whether the release's previous revision has ref.
+func (m *maker) previous(ref object.Ref) bool {
+	for _, o := range m.in.Previous {
+		if o.Ref == ref {
+			return true
+		}
+	}
+	return false
 }
 
 // keep says why prune must not delete u, an undeclared object labelled

@@ -111,3 +111,46 @@ func sortRefs(refs []object.Ref) {
 func sortKept(k []plan.Kept) {
 	slices.SortFunc(k, func(a, b plan.Kept) int { return strings.Compare(a.Ref.String(), b.Ref.String()) })
 }
+
+// TestPruneLeavesANamesakeReleaseAlone applies, beside the release, what a
+// release of the same name in another namespace would have: its Namespace
+// and a ConfigMap there, both labelled with the shared release name. This
+// release's records name neither, so its plans neither delete nor list
+// them; once its records name the ConfigMap (an earlier revision had it),
+// they weigh it again.
+func TestPruneLeavesANamesakeReleaseAlone(t *testing.T) {
+	f := example(t, "hello")
+	other := f.sb.Namespace(t)
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
+	ns.SetName(other)
+	ns.SetLabels(map[string]string{object.ReleaseLabel: f.input.Release.Name})
+	cm := f.labelled("ConfigMap", other, "theirs")
+	f.applyAll(t)
+	f.apply(t, ns, cm)
+	cmUID := f.uid(t, "configmaps", cm)
+
+	tests := []struct {
+		name     string
+		previous []history.Object
+		kept     []plan.Kept
+	}{
+		{"objects only a namesake release declared are not this release's", nil, nil},
+		{"an object of this release's previous revision is weighed", []history.Object{revisionObject(cm, "configmaps")},
+			[]plan.Kept{{Ref: object.RefOf(cm), UID: cmUID, Reason: plan.KeepNotCreated}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := f.input
+			in.Prune, in.Owned, in.Namespaces, in.Previous = true, map[string]bool{}, []string{other}, tt.previous
+			p := (&fixture{sb: f.sb, client: f.client, ns: f.ns, input: in}).plan(t, plan.Options{})
+			for _, s := range p.Steps {
+				if s.Action == plan.Delete {
+					t.Errorf("plan deletes %s, an object of another release", s.Ref)
+				}
+			}
+			if diff := cmp.Diff(tt.kept, p.Kept); diff != "" {
+				t.Errorf("plan.Kept (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

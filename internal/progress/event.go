@@ -12,6 +12,7 @@ const (
 	StepFinished Kind = "step-finished" // Wave, Ref, Action, Result, Error
 	WaitSkipped  Kind = "wait-skipped"  // Wave, Ref, Action, Message: a step of the wave whose readiness is not waited for, and why
 	Waiting      Kind = "waiting"       // Wave, Pending, Total, Names, What
+	Diagnosed    Kind = "diagnosed"     // Wave, Ref, Message: a problem keeping an object of the wave from getting ready, found while the wave waits
 	WaveReady    Kind = "wave-ready"    // Wave, Waves, Objects
 	Settled      Kind = "settled"       // Ref, Result: an in-doubt step read back from the cluster
 	Compensating Kind = "compensating"  // Ref, Result: one completed step being undone

@@ -35,7 +35,7 @@ func diagnosePod(p *corev1.Pod) []string {
 		return []string{podLine(p, "Failed", p.Status.Reason, p.Status.Message)}
 	}
 	if c := podCondition(p, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse {
-		return []string{podLine(p, c.Reason, c.Message)}
+		return []string{podLine(p, c.Reason, schedulerMessage(c.Message))}
 	}
 	lines := containerLines(p, p.Status.InitContainerStatuses)
 	lines = append(lines, containerLines(p, p.Status.ContainerStatuses)...)
@@ -89,6 +89,22 @@ func exitDetail(t *corev1.ContainerStateTerminated) string {
 		s += ": " + msg
 	}
 	return s
+}
+
+// strayNotFound is what the scheduler (v1.36) appends to its message when
+// a pod fails before its dynamic-resources plugin ran: that plugin's
+// PostFilter finds no state of its own and reports the lookup's error,
+// "not found", as if it were a reason ("0/2 nodes are available: pod has
+// unbound immediate PersistentVolumeClaims. not found").
+const strayNotFound = ". not found"
+
+// schedulerMessage is an unschedulable pod's message without the stray
+// strayNotFound, which says nothing about the pod.
+func schedulerMessage(msg string) string {
+	if trimmed, ok := strings.CutSuffix(strings.TrimSpace(msg), strayNotFound); ok {
+		return trimmed + "."
+	}
+	return msg
 }
 
 // podLine formats a pod-level problem: "pod NAME: part: part".

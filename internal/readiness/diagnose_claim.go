@@ -1,57 +1,115 @@
 package readiness
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-var storageClassesResource = schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}
+// BetaClassAnnotation names a claim's StorageClass the way manifests
+// written before spec.storageClassName did; Kubernetes still reads it
+// first.
+const BetaClassAnnotation = "volume.beta.kubernetes.io/storage-class"
 
 // defaultClassAnnotations mark the default StorageClass, GA and beta.
 var defaultClassAnnotations = []string{"storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"}
 
-// explainClaim says why a Pending claim is not bound, from the cluster's
-// StorageClasses.
-func (w *waiter) explainClaim(ctx context.Context, claim *unstructured.Unstructured) []string {
-	if phase, _, _ := unstructured.NestedString(claim.Object, "status", "phase"); phase != "" && phase != "Pending" {
-		return nil
+// provisionerAnnotations are set on a claim by the volume controller when
+// it hands the claim to an external provisioner, GA and beta.
+var provisionerAnnotations = []string{"volume.kubernetes.io/storage-provisioner", "volume.beta.kubernetes.io/storage-provisioner"}
+
+// volumeController is the event source of the control plane's
+// PersistentVolume controller; any other source of a provisioning event
+// on a claim is a provisioner answering it.
+const volumeController = "persistentvolume-controller"
+
+// maxEventMessage bounds the part of an event's message a diagnosis
+// quotes.
+const maxEventMessage = 300
+
+// ClaimClass returns the StorageClass a PersistentVolumeClaim asks for, as
+// Kubernetes reads it: the annotation volume.beta.kubernetes.io/storage-class
+// when present, else spec.storageClassName (field, nil when unset). named
+// is false when neither is set, so the default StorageClass applies; a
+// name of "" that is named asks for no class at all.
+func ClaimClass(annotations map[string]string, field *string) (name string, named bool) {
+	if class, ok := annotations[BetaClassAnnotation]; ok {
+		return class, true
 	}
-	list, err := w.c.Resource(storageClassesResource).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return []string{"no provisioner bound the claim; list StorageClasses: " + err.Error()}
+	if field != nil {
+		return *field, true
 	}
-	return claimLines(claim, list.Items)
+	return "", false
 }
 
-// claimLines explains a Pending claim given the cluster's StorageClasses:
-// the class it names is missing, or has not provisioned a volume (and may
-// wait for a pod), or it names none and the cluster has no default, or it
-// asks for no class or a given volume and none bound it.
-func claimLines(claim *unstructured.Unstructured, classes []unstructured.Unstructured) []string {
+// claimClassOf is ClaimClass of an unstructured claim.
+func claimClassOf(claim *unstructured.Unstructured) (string, bool) {
+	var field *string
+	if s, found, _ := unstructured.NestedString(claim.Object, "spec", "storageClassName"); found {
+		field = &s
+	}
+	return ClaimClass(claim.GetAnnotations(), field)
+}
+
+// claimFacts is what the cluster says of a Pending claim besides the claim
+// itself.
+type claimFacts struct {
+	Classes []unstructured.Unstructured // every StorageClass
+	Events  []unstructured.Unstructured // the claim's events
+	// Waited says a provisioner has had time to answer: the claim was
+	// already Pending at an earlier poll.
+	Waited bool
+}
+
+// claimDiagnosis says why a Pending claim is not bound, and whether that
+// is a problem known now rather than a wait that may still end well: its
+// StorageClass is missing, the cluster has no default one, provisioning
+// failed, or the claim was handed to a provisioner that nothing in the
+// cluster runs (nothing answered it by the next poll). A class that binds
+// late or a provisioner that is working is no problem yet.
+func claimDiagnosis(claim *unstructured.Unstructured, f claimFacts) (line string, problem bool) {
 	const why = "no provisioner bound the claim: "
 	if pv, _, _ := unstructured.NestedString(claim.Object, "spec", "volumeName"); pv != "" {
-		return []string{why + fmt.Sprintf("it names PersistentVolume %q, which has not bound it", pv)}
+		return why + fmt.Sprintf("it names PersistentVolume %q, which has not bound it", pv), false
 	}
-	name, named, _ := unstructured.NestedString(claim.Object, "spec", "storageClassName")
+	name, named := claimClassOf(claim)
 	switch {
 	case named && name == "":
-		return []string{why + `it asks for no StorageClass (storageClassName ""), so only a PersistentVolume made beforehand can bind it, and none matching it has`}
+		return why + `it asks for no StorageClass (storageClassName ""), so only a PersistentVolume made beforehand can bind it, and none matching it has`, false
 	case named:
-		if c := findClass(classes, name); c != nil {
-			return []string{why + classIdle(c, fmt.Sprintf("its StorageClass %q", name))}
+		if c := findClass(f.Classes, name); c != nil {
+			return classDiagnosis(claim, c, false, f)
 		}
-		return []string{why + fmt.Sprintf("its StorageClass %q does not exist (the cluster has %s)", name, classNames(classes))}
+		return why + fmt.Sprintf("its StorageClass %q does not exist (the cluster has %s)", name, classNames(f.Classes)), true
 	}
-	if c := defaultClass(classes); c != nil {
-		return []string{why + classIdle(c, fmt.Sprintf("it names no StorageClass, and the default StorageClass %q", c.GetName()))}
+	if c := defaultClass(f.Classes); c != nil {
+		return classDiagnosis(claim, c, true, f)
 	}
-	return []string{why + "it names no StorageClass and the cluster has no default StorageClass (it has " + classNames(classes) + ")"}
+	return why + "it names no StorageClass and the cluster has no default StorageClass (it has " + classNames(f.Classes) + ")", true
+}
+
+// classDiagnosis explains a Pending claim of class c (the default one when
+// byDefault): provisioning failed, no provisioner answered, or the class
+// has not provisioned a volume yet.
+func classDiagnosis(claim, c *unstructured.Unstructured, byDefault bool, f claimFacts) (string, bool) {
+	provisioner, _, _ := unstructured.NestedString(c.Object, "provisioner")
+	class := fmt.Sprintf("StorageClass %q (provisioner %s)", c.GetName(), provisioner)
+	if byDefault {
+		class = fmt.Sprintf("StorageClass %q (the default, as the claim names none; provisioner %s)", c.GetName(), provisioner)
+	}
+	if msg := lastProvisioningFailure(f.Events); msg != "" {
+		return class + ": provisioning failed: " + msg, true
+	}
+	if to := handedTo(claim); to != "" && f.Waited && !answered(f.Events) {
+		return class + fmt.Sprintf(": no provisioner is running for it in this cluster (the volume controller handed the claim to %s and nothing answered)", to), true
+	}
+	what := fmt.Sprintf("its StorageClass %q", c.GetName())
+	if byDefault {
+		what = fmt.Sprintf("it names no StorageClass, and the default StorageClass %q", c.GetName())
+	}
+	return "no provisioner bound the claim: " + classIdle(c, what), false
 }
 
 // classIdle says that class c, as what names it, has not provisioned a
@@ -63,6 +121,65 @@ func classIdle(c *unstructured.Unstructured, what string) string {
 		s += "; that class binds a claim only once a pod using it is scheduled (volumeBindingMode WaitForFirstConsumer)"
 	}
 	return s
+}
+
+// handedTo returns the provisioner the volume controller handed the claim
+// to, or "".
+func handedTo(claim *unstructured.Unstructured) string {
+	for _, a := range provisionerAnnotations {
+		if p := claim.GetAnnotations()[a]; p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// answered reports whether a provisioner (any source but the volume
+// controller) sent a provisioning event about the claim.
+func answered(events []unstructured.Unstructured) bool {
+	return slices.ContainsFunc(events, func(e unstructured.Unstructured) bool {
+		reason, _, _ := unstructured.NestedString(e.Object, "reason")
+		return strings.HasPrefix(reason, "Provisioning") && eventSource(&e) != volumeController
+	})
+}
+
+// lastProvisioningFailure returns the message of the claim's latest
+// ProvisioningFailed event, at most maxEventMessage bytes, or "".
+func lastProvisioningFailure(events []unstructured.Unstructured) string {
+	var msg, at string
+	for i := range events {
+		e := &events[i]
+		reason, _, _ := unstructured.NestedString(e.Object, "reason")
+		if when := eventTime(e); reason == "ProvisioningFailed" && when >= at {
+			msg, _, _ = unstructured.NestedString(e.Object, "message")
+			at = when
+		}
+	}
+	msg = strings.TrimSpace(msg)
+	if len(msg) > maxEventMessage {
+		msg = msg[:maxEventMessage] + "…"
+	}
+	return msg
+}
+
+// eventSource is the component that reported an event.
+func eventSource(e *unstructured.Unstructured) string {
+	if c, _, _ := unstructured.NestedString(e.Object, "source", "component"); c != "" {
+		return c
+	}
+	c, _, _ := unstructured.NestedString(e.Object, "reportingComponent")
+	return c
+}
+
+// eventTime is when an event last happened, as an RFC 3339 string that
+// sorts in time order.
+func eventTime(e *unstructured.Unstructured) string {
+	for _, field := range []string{"lastTimestamp", "eventTime", "firstTimestamp"} {
+		if s, _, _ := unstructured.NestedString(e.Object, field); s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func findClass(classes []unstructured.Unstructured, name string) *unstructured.Unstructured {

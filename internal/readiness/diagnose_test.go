@@ -65,6 +65,10 @@ func TestDiagnose(t *testing.T) {
 		"a pod the scheduler cannot place gives the scheduler's message": {
 			[]corev1.Pod{pod("web-1", corev1.PodPending, unscheduled)},
 			[]string{"pod web-1: Unschedulable: 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."}},
+		"a pod waiting for its claims gives the scheduler's message without its stray not found": {
+			[]corev1.Pod{pod("cassandra-0", corev1.PodPending, []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+				Message: "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found"}})},
+			[]string{"pod cassandra-0: Unschedulable: 0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims."}},
 		"a failed pod gives its reason and message": {
 			[]corev1.Pod{failedPod},
 			[]string{"pod batch-x: Failed: Evicted: The node was low on resource: memory."}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -23,39 +24,67 @@ var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 func (w *waiter) diagnose(ctx context.Context, idx []int) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), diagnoseTimeout)
 	defer cancel()
+	r := &claimReader{c: w.c}
 	parallel(w.opts.Parallel, idx, func(i int) {
 		if w.live[i] != nil {
-			w.objects[i].Diagnosis = w.explain(ctx, w.live[i])
+			w.objects[i].Diagnosis = w.explain(ctx, r, w.live[i])
 		}
 	})
 }
 
 // explain says why obj is not ready: for a LoadBalancer Service, that no
 // address was assigned; for a PersistentVolumeClaim, why no volume bound
-// it; for anything else, what its pods say.
-func (w *waiter) explain(ctx context.Context, obj *unstructured.Unstructured) []string {
+// it; for anything else, what its pods say and why the claims they need
+// are not bound.
+func (w *waiter) explain(ctx context.Context, r *claimReader, obj *unstructured.Unstructured) []string {
 	switch kindKey(obj) {
 	case "Service":
 		return loadBalancerLines(obj)
 	case "PersistentVolumeClaim":
-		return w.explainClaim(ctx, obj)
+		if line, _ := r.explain(ctx, obj, true); line != "" {
+			return []string{line}
+		}
+		return nil
 	}
-	return w.explainPods(ctx, obj)
+	return capLines(append(w.explainPods(ctx, obj), w.explainClaims(ctx, r, obj)...))
 }
 
-// explainPods returns the Diagnose lines of obj's pods, at most
-// maxDiagnosis.
+// explainClaims says, for each claim obj's pods need (see claimsOf), that
+// it does not exist or why it is not bound: "claim NAME: ...".
+func (w *waiter) explainClaims(ctx context.Context, r *claimReader, obj *unstructured.Unstructured) []string {
+	var lines []string
+	for _, name := range claimsOf(obj) {
+		claim, err := w.c.Resource(claimsResource).Namespace(obj.GetNamespace()).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			lines = append(lines, fmt.Sprintf("claim %s does not exist", name))
+		case err != nil:
+			lines = append(lines, fmt.Sprintf("claim %s: read: %v", name, err))
+		default:
+			if line, _ := r.explain(ctx, claim, true); line != "" {
+				lines = append(lines, fmt.Sprintf("claim %s: %s", name, line))
+			}
+		}
+	}
+	return lines
+}
+
+// capLines keeps at most maxDiagnosis lines and says how many it left out.
+func capLines(lines []string) []string {
+	if len(lines) <= maxDiagnosis {
+		return lines
+	}
+	more := len(lines) - maxDiagnosis
+	return append(lines[:maxDiagnosis], fmt.Sprintf("and %d more", more))
+}
+
+// explainPods returns the Diagnose lines of obj's pods.
 func (w *waiter) explainPods(ctx context.Context, obj *unstructured.Unstructured) []string {
 	pods, err := podsOf(ctx, w.c.Resource(podsResource).Namespace(obj.GetNamespace()), obj)
 	if err != nil {
 		return []string{"list pods: " + err.Error()}
 	}
-	lines := Diagnose(pods)
-	if len(lines) > maxDiagnosis {
-		more := len(lines) - maxDiagnosis
-		lines = append(lines[:maxDiagnosis], fmt.Sprintf("and %d more", more))
-	}
-	return lines
+	return Diagnose(pods)
 }
 
 // podLister lists pods of one namespace.

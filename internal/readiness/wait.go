@@ -54,6 +54,16 @@ type WaitOptions struct {
 	// yet current, with those targets, on Wait's goroutine. Wait never
 	// prints; a CLI shows progress through this.
 	OnPoll func(pending []Target)
+	// OnDiagnosis, when set, is called on Wait's goroutine, after OnPoll,
+	// when a problem that keeps a pending object from becoming ready is
+	// known before the wait ends, and again when it changes: with the
+	// object and its Diagnosis so far. Today these are the claims it waits
+	// on (a PersistentVolumeClaim target, the claims of a workload's pods)
+	// whose StorageClass is missing, whose provisioning failed, or that were
+	// handed to a provisioner nothing in the cluster runs; each is said from
+	// the second poll that finds the claim Pending. The wait goes on: a
+	// provisioner may yet start. Without OnDiagnosis none of this is read.
+	OnDiagnosis func(o Object)
 }
 
 func (o WaitOptions) withDefaults() WaitOptions {
@@ -76,9 +86,11 @@ type Object struct {
 	Result Result
 	// Diagnosis explains, when Wait fails, why an object that is not
 	// current is not: why the pods of a workload (or a Pod target) cannot
-	// start (see Diagnose), that a LoadBalancer Service got no address, or
-	// why no volume bound a PersistentVolumeClaim (its StorageClass is
-	// missing or idle, or the cluster has no default).
+	// start (see Diagnose) and why the claims they need are not bound,
+	// that a LoadBalancer Service got no address, or why no volume bound a
+	// PersistentVolumeClaim (its StorageClass is missing, idle, failed to
+	// provision or has no provisioner running, or the cluster has no
+	// default).
 	Diagnosis []string
 }
 
@@ -96,9 +108,11 @@ type Report struct {
 // returned *NotReadyError names each object that is not current, with its
 // status message and its Diagnosis: for workloads, the Diagnose lines of
 // their pods (found through spec.selector.matchLabels in the workload's
-// namespace); for LoadBalancer Services and PersistentVolumeClaims, what
-// the cluster did not do for them (reading its StorageClasses). The Report
-// is filled in either case. Wait writes nothing to the cluster.
+// namespace) and why the claims they need are not bound; for LoadBalancer
+// Services and PersistentVolumeClaims, what the cluster did not do for
+// them (reading its StorageClasses and the claims' events). Problems known
+// before the end are told through WaitOptions.OnDiagnosis. The Report is
+// filled in either case. Wait writes nothing to the cluster.
 func Wait(ctx context.Context, c dynamic.Interface, targets []Target, opts WaitOptions) (Report, error) {
 	w := newWaiter(c, targets, opts.withDefaults())
 	waitCtx, cancel := context.WithTimeoutCause(ctx, w.opts.Timeout, errTimeout)
@@ -117,10 +131,13 @@ type waiter struct {
 	opts    WaitOptions
 	objects []Object
 	live    []*unstructured.Unstructured
+	claims  map[claimKey]*claimSeen // claims the targets wait on, as polls found them
+	told    map[int][]string        // target → the lines OnDiagnosis was last given
 }
 
 func newWaiter(c dynamic.Interface, targets []Target, opts WaitOptions) *waiter {
-	w := &waiter{c: c, opts: opts, objects: make([]Object, len(targets)), live: make([]*unstructured.Unstructured, len(targets))}
+	w := &waiter{c: c, opts: opts, objects: make([]Object, len(targets)), live: make([]*unstructured.Unstructured, len(targets)),
+		claims: map[claimKey]*claimSeen{}, told: map[int][]string{}}
 	for i, t := range targets {
 		w.objects[i] = Object{Target: t, Ref: t.Ref(), Result: Result{Status: Unknown, Message: "not read yet"}}
 	}
@@ -143,6 +160,7 @@ func (w *waiter) loop(ctx context.Context) error {
 		case w.opts.OnPoll != nil:
 			w.opts.OnPoll(w.targets(pending))
 		}
+		w.explainEarly(ctx)
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)

@@ -52,7 +52,7 @@ func TestCompute(t *testing.T) {
 	api := obj("apps/v1", "Deployment", "api", map[string]any{"replicas": int64(1), "selector": selector},
 		map[string]any{"replicas": int64(1), "unavailableReplicas": int64(1), "conditions": []any{map[string]any{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable", "message": "Deployment does not have minimum availability."}}})
 	db := obj("apps/v1", "StatefulSet", "db", map[string]any{"replicas": int64(1), "selector": map[string]any{"matchLabels": map[string]any{"app": "db"}},
-		"volumeClaimTemplates": []any{map[string]any{"metadata": map[string]any{"name": "data"}}}},
+		"volumeClaimTemplates": []any{map[string]any{"metadata": map[string]any{"name": "data"}}, map[string]any{"metadata": map[string]any{"name": "logs"}}}},
 		map[string]any{"replicas": int64(1), "readyReplicas": int64(0), "currentReplicas": int64(1), "updatedReplicas": int64(1)})
 	svc := obj("v1", "Service", "web", map[string]any{"ports": []any{map[string]any{"name": "http", "port": int64(80), "targetPort": "http", "protocol": "TCP"}}}, nil)
 	ing := obj("networking.k8s.io/v1", "Ingress", "shop", map[string]any{"ingressClassName": "nginx",
@@ -64,8 +64,11 @@ func TestCompute(t *testing.T) {
 	live := Live{
 		Objects: map[object.Ref]*unstructured.Unstructured{object.RefOf(web): web, object.RefOf(api): api, object.RefOf(db): db, object.RefOf(svc): svc, object.RefOf(ing): ing},
 		Pods:    map[string][]corev1.Pod{"shop": {pullingPod("api-7d9f-x1")}},
-		Claims: map[string][]corev1.PersistentVolumeClaim{"shop": {{ObjectMeta: metav1.ObjectMeta{Name: "data-db-0", Namespace: "shop"},
-			Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}}},
+		Claims: map[string][]corev1.PersistentVolumeClaim{"shop": {
+			{ObjectMeta: metav1.ObjectMeta{Name: "data-db-0", Namespace: "shop"}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "logs-db-0", Namespace: "shop", Annotations: map[string]string{"volume.beta.kubernetes.io/storage-class": "fast"}},
+				Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}},
+		}},
 		Unread: map[string]string{"Secret/shop": "forbidden"},
 	}
 	rep := Compute(declared, live)
@@ -76,7 +79,7 @@ func TestCompute(t *testing.T) {
 			{Ref: "Deployment/shop/api", Kind: "Deployment", Namespace: "shop", Name: "api", Status: "in-progress", Message: rep.Objects[1].Message, Replicas: &Replicas{Ready: 0, Desired: 1},
 				Reasons: []string{"pod api-7d9f-x1 container api: ImagePullBackOff: Back-off pulling image"}},
 			{Ref: "StatefulSet/shop/db", Kind: "StatefulSet", Namespace: "shop", Name: "db", Status: "in-progress", Message: rep.Objects[2].Message, Replicas: &Replicas{Ready: 0, Desired: 1},
-				Reasons: []string{"claim data-db-0 is Pending (no storage class)"}},
+				Reasons: []string{"claim data-db-0 is Pending (no storage class)", "claim logs-db-0 is Pending (storage class fast)"}},
 			{Ref: "Service/shop/web", Kind: "Service", Namespace: "shop", Name: "web", Status: "current", Ready: true, Message: "service is ready"},
 			{Ref: "Ingress/shop/shop", Kind: "Ingress", Namespace: "shop", Name: "shop", Status: "current", Ready: true, Message: rep.Objects[4].Message},
 			{Ref: "ConfigMap/shop/gone", Kind: "ConfigMap", Namespace: "shop", Name: "gone", Status: "missing", Message: "not found in the cluster"},

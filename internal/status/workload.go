@@ -109,15 +109,16 @@ func pendingClaims(u *unstructured.Unstructured, claims []corev1.PersistentVolum
 	return lines
 }
 
-// claimLine says why a claim is not bound.
+// claimLine says why a claim is not bound, naming its StorageClass as
+// Kubernetes reads it (the beta annotation first).
 func claimLine(c corev1.PersistentVolumeClaim) string {
 	phase := string(c.Status.Phase)
 	if phase == "" {
 		phase = string(corev1.ClaimPending)
 	}
 	var parts []string
-	if sc := c.Spec.StorageClassName; sc != nil && *sc != "" {
-		parts = append(parts, "storage class "+*sc)
+	if sc, _ := readiness.ClaimClass(c.Annotations, c.Spec.StorageClassName); sc != "" {
+		parts = append(parts, "storage class "+sc)
 	} else {
 		parts = append(parts, "no storage class")
 	}

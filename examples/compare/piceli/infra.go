@@ -40,14 +40,14 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 	web := a.Deployment("web",
 		app.Image(ctx.Image("web")),
 		app.Replicas(2),
-		app.NamedPort("http", 80),
-		app.Ready(app.HTTPGet("/", 80)),
+		app.NamedPort("http", 8080),
+		app.Ready(app.HTTPGet("/", 8080)),
 		app.DependsOn(api),
 	)
 	a.Service(web)
 
 	a.DefaultDeny()
-	a.AllowFromAnywhere(web, 80)
+	a.AllowFromAnywhere(web, 8080)
 	a.AllowTraffic(web, api, 8080)
 	a.AllowTraffic(api, db, 5432)
 	return a.Composition(ctx)
