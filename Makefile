@@ -32,7 +32,7 @@ TESTFLAGS ?=
 test: vet build
 	PICELI_BIN=$(PICELI) scripts/sandbox-bins.sh >/dev/null
 	$(GO) test -count=1 -tags piceli_failpoints $(TESTFLAGS) ./internal/apply/
-	PICELI_BIN=$(PICELI) scripts/with-sandbox.sh $(GO) test -count=1 -timeout 20m $(TESTFLAGS) ./...
+	PICELI_BIN=$(PICELI) scripts/with-sandbox.sh $(GO) test -count=1 -timeout 40m $(TESTFLAGS) ./...
 
 ## test-acceptance: every fault-injection scenario against the sandbox, and
 ## the table; UPDATE=1 rewrites docs/acceptance.md (make test runs the fast half)
