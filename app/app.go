@@ -52,6 +52,7 @@ type entry struct {
 	deps     *[]string
 	typed    runtime.Object
 	manifest map[string]any
+	zeros    []string // Zero paths of a typed object
 }
 
 // component is a typed workload: its name, kind, ports and readiness.
@@ -90,9 +91,16 @@ func (a *App) claim(kind, name string) bool {
 	return true
 }
 
-// add appends a builder object owned by the named component.
-func (a *App) add(component string, obj runtime.Object, deps *[]string) {
-	a.entries = append(a.entries, &entry{origin: "component " + component, typed: obj, deps: deps})
+// add appends a builder object owned by the named component, applying the
+// edits and checking the zero paths of c (nil for a builder without
+// options).
+func (a *App) add(component string, obj runtime.Object, c *common) {
+	e := &entry{origin: "component " + component, typed: obj}
+	if c != nil {
+		a.finish(obj, c)
+		e.deps, e.zeros = &c.deps, c.zeros
+	}
+	a.entries = append(a.entries, e)
 }
 
 // labels returns the labels of a builder object of the named component.
@@ -140,7 +148,10 @@ func (a *App) objects(ctx *Context) ([]Object, []error) {
 		if e.typed != nil {
 			bindNamespace(e.typed, ctx)
 			var err error
-			if m, err = toManifest(e.typed); err != nil {
+			if m, err = toManifest(e.typed); err == nil {
+				err = setZeros(m, e.typed, e.zeros)
+			}
+			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", e.origin, err))
 				continue
 			}

@@ -69,7 +69,7 @@ func (a *App) Autoscaler(w *Workload, min, max int32, opts ...AutoscalerOption) 
 	}
 	a.report("HorizontalPodAutoscaler", w.name, spec.errs)
 	if a.claim("HorizontalPodAutoscaler", w.name) {
-		a.add(w.name, a.autoscalerObject(w, min, max, spec), &spec.deps)
+		a.add(w.name, a.autoscalerObject(w, min, max, spec), &spec.common)
 		releaseReplicas(w.obj)
 	}
 }
@@ -90,7 +90,7 @@ func scaleErrors(w *Workload, min, max int32) []string {
 func (a *App) autoscalerObject(w *Workload, min, max int32, spec autoscalerSpec) *autoscalingv2.HorizontalPodAutoscaler {
 	return &autoscalingv2.HorizontalPodAutoscaler{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
-		ObjectMeta: meta(w.name, a.labels(w.name), spec.annotations),
+		ObjectMeta: meta(w.name, a.labelsOf(w.name, &spec.common), spec.annotations),
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: w.kind, Name: w.name},
 			MinReplicas:    &min,

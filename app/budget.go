@@ -56,7 +56,7 @@ func (a *App) DisruptionBudget(w *Workload, b Budget) {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: meta(w.name, a.labels(w.name), nil),
 		Spec: policyv1.PodDisruptionBudgetSpec{
-			Selector:       &metav1.LabelSelector{MatchLabels: a.selector(w.name)},
+			Selector:       &metav1.LabelSelector{MatchLabels: w.selectorLabels(a)},
 			MinAvailable:   b.minAvailable,
 			MaxUnavailable: b.maxUnavailable,
 		},

@@ -12,6 +12,7 @@ import (
 // MountClaim.
 type Claim struct {
 	name string
+	bad  string // what is wrong with a ClaimRef's name
 }
 
 // Name returns the claim's name.
@@ -92,9 +93,9 @@ func (a *App) PersistentVolumeClaim(name string, opts ...ClaimOption) *Claim {
 	if a.claim("PersistentVolumeClaim", name) {
 		a.add(name, &corev1.PersistentVolumeClaim{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
-			ObjectMeta: meta(name, a.labels(name), spec.annotations),
+			ObjectMeta: meta(name, a.labelsOf(name, &spec.common), spec.annotations),
 			Spec:       spec.pvcSpec(),
-		}, &spec.deps)
+		}, &spec.common)
 	}
 	return &Claim{name: name}
 }

@@ -17,8 +17,10 @@ import (
 // ConfigMap is a handle to a declared ConfigMap; use it with EnvFromConfig
 // and MountConfig.
 type ConfigMap struct {
-	name string
-	keys []string
+	name     string
+	keys     []string
+	external bool   // named by ConfigMapRef
+	bad      string // what is wrong with a ConfigMapRef's name
 }
 
 // Name returns the ConfigMap's name.
@@ -116,10 +118,10 @@ func (a *App) ConfigMap(name string, opts ...ConfigMapOption) *ConfigMap {
 	if a.claim("ConfigMap", name) {
 		a.add(name, &corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: meta(name, a.labels(name), spec.annotations),
+			ObjectMeta: meta(name, a.labelsOf(name, &spec.common), spec.annotations),
 			Data:       spec.data,
 			BinaryData: spec.binary,
-		}, &spec.deps)
+		}, &spec.common)
 	}
 	return &ConfigMap{name: name, keys: spec.keys}
 }

@@ -1,6 +1,9 @@
 package app
 
 import (
+	"fmt"
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -9,172 +12,228 @@ import (
 // Image sets the container image, normally ctx.Image("name") so the pinned
 // reference comes from release.toml.
 func Image(ref string) WorkloadOption {
-	return workloadOption(func(w *Workload) { w.image, w.imageSet = ref, true })
+	return workloadOption(func(w *Workload) { w.cur.c.Image, w.cur.imageSet = ref, true })
 }
 
 // Command replaces the image's entrypoint.
 func Command(cmd ...string) WorkloadOption {
-	return workloadOption(func(w *Workload) { w.command = append([]string(nil), cmd...) })
+	return workloadOption(func(w *Workload) { w.cur.c.Command = append([]string(nil), cmd...) })
 }
 
 // Args replaces the image's default arguments.
 func Args(args ...string) WorkloadOption {
-	return workloadOption(func(w *Workload) { w.args = append([]string(nil), args...) })
+	return workloadOption(func(w *Workload) { w.cur.c.Args = append([]string(nil), args...) })
 }
 
-// Ports declares TCP container ports. They become the default ports of a
-// Service declared for the workload and the ports Piceli can forward.
-func Ports(ports ...int) WorkloadOption {
+// ContainerName names the container, which is otherwise named after the
+// workload (the main container) or as Sidecar and InitContainer say. It
+// must be a DNS-1123 label.
+func ContainerName(name string) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		for _, p := range ports {
-			w.addPort("", p, corev1.ProtocolTCP)
+		if msg := dnsLabel(name); msg != "" {
+			w.fail("container name %q must be a %s", name, msg)
+			return
 		}
+		w.cur.c.Name = name
 	})
 }
 
-// NamedPort declares one named TCP container port; the name (an IANA
-// service name such as "http") is reused by Services.
-func NamedPort(name string, port int) WorkloadOption {
-	return workloadOption(func(w *Workload) { w.addPort(name, port, corev1.ProtocolTCP) })
-}
-
-// UDPPort declares one UDP container port.
-func UDPPort(port int) WorkloadOption {
-	return workloadOption(func(w *Workload) { w.addPort("", port, corev1.ProtocolUDP) })
-}
-
-func (w *Workload) addPort(name string, port int, protocol corev1.Protocol) {
-	if msg := portError(port); msg != "" {
-		w.fail("%s", msg)
-		return
-	}
-	if _, dup := w.port(int32(port)); dup {
-		w.fail("port %d declared twice", port)
-		return
-	}
-	if name != "" {
-		if msg := explain("IANA service name", validation.IsValidPortName(name)); msg != "" {
-			w.fail("port name %q must be an %s", name, msg)
-		}
-	}
-	w.ports = append(w.ports, PortInfo{Name: name, Port: int32(port), Protocol: string(protocol)})
-}
-
-// Replicas sets the desired pod count of a Deployment or StatefulSet.
-// Without it Kubernetes defaults to 1; with an Autoscaler it is left out.
-func Replicas(n int32) WorkloadOption {
+// ImagePullPolicy sets when the kubelet pulls the container's image
+// (Always, IfNotPresent or Never); without it Kubernetes decides by the
+// image's tag.
+func ImagePullPolicy(p corev1.PullPolicy) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		if n < 0 {
-			w.fail("replicas %d must not be negative", n)
+		if !slices.Contains([]corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}, p) {
+			w.fail("image pull policy %q is not Always, IfNotPresent or Never", p)
+			return
 		}
-		w.replicas = &n
+		w.cur.c.ImagePullPolicy = p
 	})
 }
 
-// BackoffLimit sets how many times a Job (or a CronJob's jobs) retries.
-func BackoffLimit(n int32) WorkloadOption {
-	return workloadOption(func(w *Workload) { w.backoffLimit = &n })
+// WorkingDir sets the container's working directory, an absolute path.
+func WorkingDir(dir string) WorkloadOption {
+	return workloadOption(func(w *Workload) {
+		if len(dir) == 0 || dir[0] != '/' {
+			w.fail("working directory %q must be absolute", dir)
+			return
+		}
+		w.cur.c.WorkingDir = dir
+	})
 }
 
-// RunAs runs the workload's pods as the service account.
-func RunAs(sa *ServiceAccount) WorkloadOption {
+// SecurityContext sets the container's security context (user, group,
+// capabilities, privilege escalation, read-only root filesystem, seccomp
+// profile, ...). The value is copied.
+func SecurityContext(sc *corev1.SecurityContext) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		if sa != nil {
-			w.serviceAccount = sa.name
+		if sc == nil {
+			w.fail("security context is nil")
+			return
 		}
+		w.cur.c.SecurityContext = sc.DeepCopy()
 	})
 }
 
 // Requests sets the container's CPU and memory requests, as quantities
-// ("250m", "128Mi"); an empty string leaves that resource unset.
+// ("250m", "128Mi"); an empty string leaves that resource unset. Request
+// sets any other resource.
 func Requests(cpu, memory string) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		w.resources.Requests = w.quantities("requests", cpu, memory)
+		w.setQuantity("requests", &w.cur.c.Resources.Requests, corev1.ResourceCPU, cpu)
+		w.setQuantity("requests", &w.cur.c.Resources.Requests, corev1.ResourceMemory, memory)
 	})
 }
 
 // Limits sets the container's CPU and memory limits, as quantities; an
-// empty string leaves that resource unset.
+// empty string leaves that resource unset. Limit sets any other resource.
 func Limits(cpu, memory string) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		w.resources.Limits = w.quantities("limits", cpu, memory)
+		w.setQuantity("limits", &w.cur.c.Resources.Limits, corev1.ResourceCPU, cpu)
+		w.setQuantity("limits", &w.cur.c.Resources.Limits, corev1.ResourceMemory, memory)
 	})
 }
 
-// quantities parses a CPU and memory pair, recording bad quantities.
-func (w *Workload) quantities(field, cpu, memory string) corev1.ResourceList {
-	list := corev1.ResourceList{}
-	for _, r := range []struct {
-		name  corev1.ResourceName
-		value string
-	}{{name: corev1.ResourceCPU, value: cpu}, {name: corev1.ResourceMemory, value: memory}} {
-		if r.value == "" {
-			continue
-		}
-		q, err := resource.ParseQuantity(r.value)
-		if err != nil {
-			w.fail("%s %s %q: %v", field, r.name, r.value, err)
-			continue
-		}
-		list[r.name] = q
-	}
-	return list
-}
-
-// Env sets a literal environment variable.
-func Env(name, value string) WorkloadOption {
+// Request sets the container's request of one resource
+// ("ephemeral-storage", "nvidia.com/gpu", ...) to a quantity.
+func Request(name corev1.ResourceName, quantity string) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		w.addEnv(corev1.EnvVar{Name: name, Value: value})
+		w.setQuantity("requests", &w.cur.c.Resources.Requests, name, required(quantity))
 	})
 }
 
-// EnvFromConfig sets environment variable name from key of a ConfigMap
-// declared on the same App.
-func EnvFromConfig(name string, cm *ConfigMap, key string) WorkloadOption {
+// Limit sets the container's limit of one resource to a quantity.
+func Limit(name corev1.ResourceName, quantity string) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		if cm == nil {
-			w.fail("env %q: config map is nil", name)
-			return
-		}
-		if !cm.HasKey(key) {
-			w.fail("env %q: configmap %q has no key %q", name, cm.name, key)
-		}
-		w.addEnv(corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
-			ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
-				LocalObjectReference: corev1.LocalObjectReference{Name: cm.name}, Key: key,
-			},
-		}})
+		w.setQuantity("limits", &w.cur.c.Resources.Limits, name, required(quantity))
 	})
 }
 
-// EnvFromSecret sets environment variable name from key of a Secret
-// declared on the same App. The value never passes through the composition.
-func EnvFromSecret(name string, s *Secret, key string) WorkloadOption {
+// required turns an empty quantity into one that fails to parse, so that
+// Request and Limit report it.
+func required(q string) string {
+	if q == "" {
+		return "<empty>"
+	}
+	return q
+}
+
+// setQuantity parses one quantity into list, recording a bad one; an
+// empty value sets nothing.
+func (w *Workload) setQuantity(field string, list *corev1.ResourceList, name corev1.ResourceName, value string) {
+	if value == "" {
+		return
+	}
+	if msg := explain("resource name", validation.IsQualifiedName(string(name))); msg != "" {
+		w.fail("%s %q: %s", field, name, msg)
+		return
+	}
+	q, err := resource.ParseQuantity(value)
+	if err != nil {
+		w.fail("%s %s %q: %v", field, name, value, err)
+		return
+	}
+	if *list == nil {
+		*list = corev1.ResourceList{}
+	}
+	(*list)[name] = q
+}
+
+// ContainerPortSpec is one container port; make it with NamedPort,
+// ContainerPort or UDPPort. The methods return a copy that also sets the
+// protocol explicitly or binds a host port.
+type ContainerPortSpec struct {
+	p   corev1.ContainerPort
+	err string
+}
+
+// ContainerPort declares one unnamed container port (TCP unless a method
+// says otherwise). Ports declares several at once.
+func ContainerPort(port int) ContainerPortSpec {
+	return ContainerPortSpec{p: corev1.ContainerPort{ContainerPort: int32(port)}, err: portError(port)}
+}
+
+// NamedPort declares one named TCP container port; the name (an IANA
+// service name such as "http") is reused by Services and probes.
+func NamedPort(name string, port int) ContainerPortSpec {
+	s := ContainerPort(port)
+	s.p.Name = name
+	if msg := explain("IANA service name", validation.IsValidPortName(name)); name != "" && msg != "" && s.err == "" {
+		s.err = fmt.Sprintf("port name %q must be an %s", name, msg)
+	}
+	return s
+}
+
+// UDPPort declares one UDP container port.
+func UDPPort(port int) ContainerPortSpec { return ContainerPort(port).UDP() }
+
+// TCP writes protocol: TCP explicitly (it is the default).
+func (s ContainerPortSpec) TCP() ContainerPortSpec { return s.protocol(corev1.ProtocolTCP) }
+
+// UDP makes the port a UDP port.
+func (s ContainerPortSpec) UDP() ContainerPortSpec { return s.protocol(corev1.ProtocolUDP) }
+
+// SCTP makes the port an SCTP port.
+func (s ContainerPortSpec) SCTP() ContainerPortSpec { return s.protocol(corev1.ProtocolSCTP) }
+
+func (s ContainerPortSpec) protocol(p corev1.Protocol) ContainerPortSpec {
+	s.p.Protocol = p
+	return s
+}
+
+// Host also exposes the port on the node's address at hostPort.
+func (s ContainerPortSpec) Host(hostPort int) ContainerPortSpec {
+	s.p.HostPort = int32(hostPort)
+	if msg := portError(hostPort); msg != "" && s.err == "" {
+		s.err = "host " + msg
+	}
+	return s
+}
+
+// HostIP binds the host port to one node address.
+func (s ContainerPortSpec) HostIP(ip string) ContainerPortSpec {
+	s.p.HostIP = ip
+	if len(validation.IsValidIP(nil, ip)) > 0 && s.err == "" {
+		s.err = fmt.Sprintf("host IP %q is not an IP address", ip)
+	}
+	return s
+}
+
+func (s ContainerPortSpec) applyWorkload(w *Workload) {
+	if s.err != "" {
+		w.fail("%s", s.err)
+		return
+	}
+	w.addPort(s.p)
+}
+
+// Ports declares unnamed TCP container ports. They become the default
+// ports of a Service declared for the workload and the ports Piceli can
+// forward.
+func Ports(ports ...int) WorkloadOption {
 	return workloadOption(func(w *Workload) {
-		if s == nil {
-			w.fail("env %q: secret is nil", name)
-			return
+		for _, p := range ports {
+			ContainerPort(p).applyWorkload(w)
 		}
-		if !s.HasKey(key) {
-			w.fail("env %q: secret %q has no key %q", name, s.name, key)
-		}
-		w.addEnv(corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
-			SecretKeyRef: &corev1.SecretKeySelector{
-				LocalObjectReference: corev1.LocalObjectReference{Name: s.name}, Key: key,
-			},
-		}})
 	})
 }
 
-func (w *Workload) addEnv(v corev1.EnvVar) {
-	if msg := explain("valid environment variable name", validation.IsEnvVarName(v.Name)); msg != "" {
-		w.fail("env %q: name must be a %s", v.Name, msg)
+// addPort adds a port to the current container and the component's ports.
+func (w *Workload) addPort(p corev1.ContainerPort) {
+	protocol := p.Protocol
+	if protocol == "" {
+		protocol = corev1.ProtocolTCP
 	}
-	for _, e := range w.env {
-		if e.Name == v.Name {
-			w.fail("env %q declared twice", v.Name)
-			return
-		}
+	if _, dup := w.port(p.ContainerPort); dup {
+		w.fail("port %d declared twice", p.ContainerPort)
+		return
 	}
-	w.env = append(w.env, v)
+	if p.Name != "" && slices.ContainsFunc(w.ports, func(x PortInfo) bool { return x.Name == p.Name }) {
+		w.fail("port name %q declared twice", p.Name)
+		return
+	}
+	w.cur.c.Ports = append(w.cur.c.Ports, p)
+	if w.cur.role != "init container" {
+		w.ports = append(w.ports, PortInfo{Name: p.Name, Port: p.ContainerPort, Protocol: string(protocol)})
+	}
 }

@@ -30,13 +30,15 @@ func toManifest(obj runtime.Object) (map[string]any, error) {
 
 // noiseFields are struct fields Go always renders and that mean nothing
 // when empty; they are dropped from typed objects only.
-var noiseFields = []string{"spec", "strategy", "updateStrategy", "resources"}
+var noiseFields = []string{"spec", "strategy", "updateStrategy", "resources", "metadata"}
 
 // prune removes null creationTimestamps and statuses holding only zero
 // values at every level (pod and claim templates carry them too). With
-// typed set it also drops empty noiseFields, which a typed object's Go
-// structs add but a hand-written manifest would not have. A CRD's
-// subresources.status ({} turns the status subresource on) is kept.
+// typed set it also drops empty noiseFields, null values (a nil pointer Go
+// writes, such as a gRPC probe's service) and a resource field
+// reference's divisor "0", which a typed object's Go structs add but a
+// hand-written manifest would not have. A CRD's subresources.status ({}
+// turns the status subresource on) is kept.
 func prune(v any, typed bool) {
 	pruneUnder(v, typed, "")
 }
@@ -47,6 +49,9 @@ func pruneUnder(v any, typed bool, key string) {
 	case map[string]any:
 		if ts, ok := t["creationTimestamp"]; ok && ts == nil {
 			delete(t, "creationTimestamp")
+		}
+		if typed {
+			pruneTyped(t)
 		}
 		if st, ok := t["status"]; ok && isZero(st) && key != "subresources" {
 			delete(t, "status")
@@ -63,6 +68,18 @@ func pruneUnder(v any, typed bool, key string) {
 		for _, child := range t {
 			pruneUnder(child, typed, key)
 		}
+	}
+}
+
+// pruneTyped drops what Go writes for an unset field of a typed object.
+func pruneTyped(m map[string]any) {
+	for k, c := range m {
+		if c == nil {
+			delete(m, k)
+		}
+	}
+	if ref, ok := m["resourceFieldRef"].(map[string]any); ok && ref["divisor"] == "0" {
+		delete(ref, "divisor")
 	}
 }
 

@@ -155,7 +155,7 @@ func TestCompositionErrors(t *testing.T) {
 		{
 			name:  "replicas on a job is refused",
 			build: func(a *App, ctx *Context) { a.Job("migrate", Image("x"), Replicas(2)) },
-			want:  []string{`job "migrate": Replicas does not apply to a Job`},
+			want:  []string{`job "migrate": Replicas applies only to a Deployment or StatefulSet`},
 		},
 		{
 			name:  "a backoff limit on a deployment is refused",

@@ -99,13 +99,13 @@ func (a *App) Ingress(name string, opts ...IngressOption) {
 	}
 	a.add(name, &networkingv1.Ingress{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "Ingress"},
-		ObjectMeta: meta(name, a.labels(name), spec.annotations),
+		ObjectMeta: meta(name, a.labelsOf(name, &spec.common), spec.annotations),
 		Spec: networkingv1.IngressSpec{
 			IngressClassName: spec.class,
 			Rules:            ingressRules(spec.routes),
 			TLS:              spec.tls,
 		},
-	}, &spec.deps)
+	}, &spec.common)
 }
 
 // ingressRules groups routes by host, hosts in order of first appearance.

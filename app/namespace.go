@@ -7,12 +7,19 @@ import (
 
 // Namespace declares a Namespace (cluster-scoped). The release's own target
 // namespace usually exists already; declare one only when the app owns it.
-func (a *App) Namespace(name string) {
+// The options every builder takes (Labels, Annotation, Edit, ...) apply.
+func (a *App) Namespace(name string, opts ...CommonOption) {
+	var c common
+	for _, o := range opts {
+		if o.set != nil {
+			o.set(&c)
+		}
+	}
 	a.reportName("Namespace", name, dnsLabel)
 	if a.claim("Namespace", name) {
 		a.add(name, &corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: meta(name, a.labels(name), nil),
-		}, nil)
+			ObjectMeta: meta(name, a.labelsOf(name, &c), c.annotations),
+		}, &c)
 	}
 }

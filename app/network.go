@@ -30,7 +30,7 @@ func (a *App) AllowTraffic(from, to *Workload, ports ...int) {
 		return
 	}
 	name := fmt.Sprintf("allow-%s-to-%s", from.name, to.name)
-	peer := networkingv1.NetworkPolicyPeer{PodSelector: &metav1.LabelSelector{MatchLabels: a.selector(from.name)}}
+	peer := networkingv1.NetworkPolicyPeer{PodSelector: &metav1.LabelSelector{MatchLabels: from.selectorLabels(a)}}
 	a.allow(name, to, []networkingv1.NetworkPolicyPeer{peer}, ports)
 }
 
@@ -59,7 +59,7 @@ func (a *App) allow(name string, to *Workload, peers []networkingv1.NetworkPolic
 		rule.Ports = append(rule.Ports, networkingv1.NetworkPolicyPort{Protocol: &protocol, Port: &port})
 	}
 	a.addPolicy(name, networkingv1.NetworkPolicySpec{
-		PodSelector: metav1.LabelSelector{MatchLabels: a.selector(to.name)},
+		PodSelector: metav1.LabelSelector{MatchLabels: to.selectorLabels(a)},
 		PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
 		Ingress:     []networkingv1.NetworkPolicyIngressRule{rule},
 	})

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,6 +29,48 @@ func (a *App) Objects(objs ...runtime.Object) {
 		}
 		u := &unstructured.Unstructured{Object: m}
 		a.addForeign(fmt.Sprintf("k8s.io/api %s/%s", u.GetKind(), u.GetName()), u)
+	}
+}
+
+// Object adds one k8s.io/api typed object, as Objects does, with the
+// options every builder takes: DependsOn, Annotation, NoWait, Labels (which
+// replace the object's own), Zero (for the fields it sets to their zero
+// value, which Go would leave out) and Edit. The object is converted when
+// added.
+func (a *App) Object(obj runtime.Object, opts ...CommonOption) {
+	if obj == nil {
+		a.errorf("k8s.io/api object is nil")
+		return
+	}
+	var c common
+	for _, o := range opts {
+		if o.set != nil {
+			o.set(&c)
+		}
+	}
+	a.finish(obj, &c)
+	m, err := toManifest(obj)
+	if err == nil {
+		err = setZeros(m, obj, c.zeros)
+	}
+	if err != nil {
+		a.errorf("k8s.io/api %T: %w", obj, err)
+		return
+	}
+	u := &unstructured.Unstructured{Object: m}
+	if c.labelsSet {
+		u.SetLabels(c.labels)
+	}
+	if len(c.annotations) > 0 {
+		notes := u.GetAnnotations()
+		if notes == nil {
+			notes = map[string]string{}
+		}
+		maps.Copy(notes, c.annotations)
+		u.SetAnnotations(notes)
+	}
+	if a.addForeign(fmt.Sprintf("k8s.io/api %s/%s", u.GetKind(), u.GetName()), u) {
+		a.entries[len(a.entries)-1].deps = &c.deps
 	}
 }
 
@@ -64,15 +107,16 @@ func (a *App) File(paths ...string) {
 	}
 }
 
-// addForeign validates and adds an object the builders did not make.
-func (a *App) addForeign(origin string, u *unstructured.Unstructured) {
+// addForeign validates and adds an object the builders did not make,
+// reporting whether it was added.
+func (a *App) addForeign(origin string, u *unstructured.Unstructured) bool {
 	switch {
 	case u.GetAPIVersion() == "" || u.GetKind() == "":
 		a.errorf("%s: apiVersion and kind are required", origin)
-		return
+		return false
 	case u.GetName() == "":
 		a.errorf("%s: metadata.name is required", origin)
-		return
+		return false
 	}
 	key := strings.ToLower(u.GetKind()) + "/" + u.GetName()
 	if ns := u.GetNamespace(); ns != "" {
@@ -80,8 +124,9 @@ func (a *App) addForeign(origin string, u *unstructured.Unstructured) {
 	}
 	if a.seen[key] {
 		a.errorf("%s: %s %q declared twice", origin, lower(u.GetKind()), u.GetName())
-		return
+		return false
 	}
 	a.seen[key] = true
 	a.entries = append(a.entries, &entry{origin: origin, manifest: u.Object})
+	return true
 }

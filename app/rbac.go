@@ -10,6 +10,7 @@ import (
 // as it with RunAs and grant it a Role with RoleBinding.
 type ServiceAccount struct {
 	name string
+	bad  string // what is wrong with a ServiceAccountRef's name
 }
 
 // Name returns the ServiceAccount's name.
@@ -18,14 +19,28 @@ func (s *ServiceAccount) Name() string { return s.name }
 // Kind returns "ServiceAccount".
 func (s *ServiceAccount) Kind() string { return "ServiceAccount" }
 
-// ServiceAccount declares a ServiceAccount.
-func (a *App) ServiceAccount(name string) *ServiceAccount {
+// serviceAccountSpec is what ServiceAccountOptions set.
+type serviceAccountSpec struct {
+	common
+	automount *bool
+}
+
+// ServiceAccount declares a ServiceAccount; AutomountToken and the options
+// every builder takes (Labels, Annotation, Edit, ...) apply.
+func (a *App) ServiceAccount(name string, opts ...ServiceAccountOption) *ServiceAccount {
+	var spec serviceAccountSpec
+	for _, o := range opts {
+		if o != nil {
+			o.applyServiceAccount(&spec)
+		}
+	}
 	a.reportName("ServiceAccount", name, dnsSubdomain)
 	if a.claim("ServiceAccount", name) {
 		a.add(name, &corev1.ServiceAccount{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-			ObjectMeta: meta(name, a.labels(name), nil),
-		}, nil)
+			TypeMeta:                     metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+			ObjectMeta:                   meta(name, a.labelsOf(name, &spec.common), spec.annotations),
+			AutomountServiceAccountToken: spec.automount,
+		}, &spec.common)
 	}
 	return &ServiceAccount{name: name}
 }

@@ -34,8 +34,10 @@ const DefaultAlphabet = wire.DefaultAlphabet
 // Secret is a handle to a Secret declared by source; use it with
 // EnvFromSecret and MountSecret.
 type Secret struct {
-	name string
-	keys []string
+	name     string
+	keys     []string
+	external bool   // named by SecretRef
+	bad      string // what is wrong with a SecretRef's name
 }
 
 // Name returns the Secret's name.
@@ -173,7 +175,7 @@ func (a *App) Secret(name string, opts ...SecretOption) *Secret {
 	a.report("Secret", name, spec.errs)
 	keys := secretKeyNames(spec.keys)
 	if a.claim("Secret", name) {
-		a.add(name, a.secretObject(name, keys, spec), &spec.deps)
+		a.add(name, a.secretObject(name, keys, spec), &spec.common)
 		a.secrets = append(a.secrets, SecretInfo{Name: name, Keys: spec.keys})
 	}
 	return &Secret{name: name, keys: keys}
@@ -181,7 +183,7 @@ func (a *App) Secret(name string, opts ...SecretOption) *Secret {
 
 // secretObject returns the data-less Secret object.
 func (a *App) secretObject(name string, keys []string, spec secretSpec) *corev1.Secret {
-	m := meta(name, a.labels(name), spec.annotations)
+	m := meta(name, a.labelsOf(name, &spec.common), spec.annotations)
 	if m.Annotations == nil {
 		m.Annotations = map[string]string{}
 	}

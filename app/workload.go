@@ -2,40 +2,61 @@ package app
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Workload is a handle to a declared Deployment, StatefulSet, Job or
-// CronJob: a component with one container named after it. Pass it to
-// Service, AllowTraffic, Autoscaler, DisruptionBudget or DependsOn.
+// Workload is a handle to a declared Deployment, StatefulSet, DaemonSet,
+// Job or CronJob: a component whose pods run a main container (named after
+// it unless ContainerName says otherwise), sidecars and init containers.
+// Pass it to Service, AllowTraffic, Autoscaler, DisruptionBudget or
+// DependsOn.
 type Workload struct {
 	common
 	kind string
 	name string
 
-	image          string
-	imageSet       bool
-	command        []string
-	args           []string
+	// pod holds the pod-level fields options set; containers are
+	// assembled from main, sidecars and inits when the object is built.
+	pod      corev1.PodSpec
+	podNotes map[string]string
+	// podLabels and selector are stated with PodLabels and Selector.
+	podLabels, selector       map[string]string
+	podLabelsSet, selectorSet bool
+
+	main     *container
+	sidecars []*container
+	inits    []*container
+	cur      *container // the container options apply to
+
 	ports          []PortInfo
-	env            []corev1.EnvVar
-	resources      corev1.ResourceRequirements
 	replicas       *int32
-	ready          *Probe
-	live           *Probe
-	volumes        []corev1.Volume
-	mounts         []corev1.VolumeMount
 	claimTemplates []claimTemplate
-	serviceAccount string
-	backoffLimit   *int32
+	governing      *string
+	recreate       bool
+	job            jobOptions
+	cron           cronOptions
+	restricted     []restriction
 	errs           []string
 
 	// obj is the typed object built for the workload, adjusted by later
 	// declarations (an Autoscaler clears replicas it did not set).
 	obj runtime.Object
+}
+
+// container is one container of a workload on its way to the pod spec.
+type container struct {
+	role     string // "" for the main container, "sidecar" or "init container"
+	c        corev1.Container
+	imageSet bool
+	ready    *Probe
+	// readWrite indexes the mounts that say readOnly: false.
+	readWrite []int
 }
 
 // Name returns the workload's name, which is also its component name.
@@ -44,7 +65,8 @@ func (w *Workload) Name() string { return w.name }
 // Kind returns the workload's kind, such as "Deployment".
 func (w *Workload) Kind() string { return w.kind }
 
-// Ports returns the container ports the workload declares.
+// Ports returns the container ports the workload declares, its sidecars'
+// included.
 func (w *Workload) Ports() []PortInfo { return append([]PortInfo(nil), w.ports...) }
 
 // workloadOption adapts a function to WorkloadOption.
@@ -52,25 +74,38 @@ type workloadOption func(*Workload)
 
 func (o workloadOption) applyWorkload(w *Workload) { o(w) }
 
-// fail records a problem with a workload field.
+// fail records a problem with a workload field, naming the container
+// when an option of a sidecar or init container caused it.
 func (w *Workload) fail(format string, args ...any) {
-	w.errs = append(w.errs, fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	if w.cur != nil && w.cur.role != "" {
+		msg = fmt.Sprintf("%s %q: %s", w.cur.role, w.cur.c.Name, msg)
+	}
+	w.errs = append(w.errs, msg)
+}
+
+// podOption reports whether an option of the pod (not of one container)
+// may apply here, recording a problem inside Sidecar or InitContainer.
+func (w *Workload) podOption(option string) bool {
+	if w.cur != w.main {
+		w.fail("%s applies to the pod, not to one container", option)
+		return false
+	}
+	return true
 }
 
 // declareWorkload applies options, validates and registers a workload as a
 // component. The caller builds the kind's object from it.
 func (a *App) declareWorkload(kind, name string, opts []WorkloadOption) *Workload {
-	w := &Workload{kind: kind, name: name}
+	w := &Workload{kind: kind, name: name, main: &container{c: corev1.Container{Name: name}}}
+	w.cur = w.main
 	for _, o := range opts {
 		if o != nil {
 			o.applyWorkload(w)
 		}
 	}
-	if !w.imageSet {
-		w.fail("image is required (app.Image)")
-	} else if w.image == "" {
-		w.fail("image is empty")
-	}
+	w.check(a)
+	w.checkKinds()
 	a.reportName(kind, name, dnsLabel)
 	a.report(kind, name, w.errs)
 	if a.claim("component", name) {
@@ -78,6 +113,52 @@ func (a *App) declareWorkload(kind, name string, opts []WorkloadOption) *Workloa
 		a.registerComponent(w)
 	}
 	return w
+}
+
+// check records what is wrong with the workload as a whole: images,
+// mounts of undeclared volumes and pod labels that miss the selector.
+func (w *Workload) check(a *App) {
+	names := map[string]bool{}
+	for _, c := range w.containers() {
+		if names[c.c.Name] {
+			w.cur = w.main
+			w.fail("container %q declared twice", c.c.Name)
+		}
+		names[c.c.Name] = true
+		w.cur = c
+		switch {
+		case !c.imageSet:
+			w.fail("image is required (app.Image)")
+		case c.c.Image == "":
+			w.fail("image is empty")
+		}
+		w.checkMounts(c)
+	}
+	w.cur = w.main
+	if w.kind == "Job" || w.kind == "CronJob" {
+		return
+	}
+	if !w.selectorSet && !w.podLabelsSet {
+		return // the builder labels hold the builder selector
+	}
+	sel, pod := w.selectorLabels(nil), w.podLabelsOf(nil)
+	if w.selectorSet && len(sel) == 0 {
+		w.fail("selector is empty; a %s selects its pods by at least one label", w.kind)
+	}
+	if !w.selectorSet {
+		sel = a.selector(w.name)
+	}
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
+		if v := sel[k]; pod[k] != v {
+			w.fail("pod labels must include the selector's %s=%s", k, v)
+		}
+	}
+}
+
+// containers returns the main container, the sidecars and the init
+// containers.
+func (w *Workload) containers() []*container {
+	return append(append([]*container{w.main}, w.sidecars...), w.inits...)
 }
 
 // registerComponent adds the workload's ComponentInfo.
@@ -99,8 +180,8 @@ func (w *Workload) readinessHint() string {
 		return "complete"
 	case w.kind == "CronJob":
 		return "scheduled"
-	case w.ready != nil:
-		return w.ready.hint
+	case w.main.ready != nil:
+		return w.main.ready.hint
 	}
 	return "rollout"
 }
@@ -122,47 +203,87 @@ func (a *App) reportName(kind, name string, check func(string) string) bool {
 	return true
 }
 
-// add registers a workload's typed object, remembering it for later
-// adjustment.
+// addWorkload registers a workload's typed object, remembering it for
+// later adjustment.
 func (a *App) addWorkload(w *Workload, obj runtime.Object) {
 	w.obj = obj
-	a.add(w.name, obj, &w.deps)
+	w.zeros = append(w.zeros, w.readWriteZeros()...)
+	a.add(w.name, obj, &w.common)
 }
 
-// podTemplate returns the pod template of a workload.
+// selectorLabels returns the labels that select the workload's pods: the
+// stated Selector, or the builder selector (a nil App stands for one
+// whose builder labels do not matter).
+func (w *Workload) selectorLabels(a *App) map[string]string {
+	if w.selectorSet {
+		return maps.Clone(w.selector)
+	}
+	if a == nil {
+		return nil
+	}
+	return a.selector(w.name)
+}
+
+// podLabelsOf returns the labels the workload's pods carry: PodLabels,
+// else the Selector, else the builder labels.
+func (w *Workload) podLabelsOf(a *App) map[string]string {
+	switch {
+	case w.podLabelsSet:
+		return maps.Clone(w.podLabels)
+	case w.selectorSet:
+		return maps.Clone(w.selector)
+	case a == nil:
+		return nil
+	}
+	return a.labels(w.name)
+}
+
+// podTemplate returns the pod template of a workload; restart is the
+// restart policy its kind writes when RestartPolicy is not given.
 func (a *App) podTemplate(w *Workload, restart corev1.RestartPolicy) corev1.PodTemplateSpec {
-	return corev1.PodTemplateSpec{
-		ObjectMeta: meta("", a.labels(w.name), nil),
-		Spec: corev1.PodSpec{
-			Containers:         []corev1.Container{w.container()},
-			Volumes:            w.volumes,
-			ServiceAccountName: w.serviceAccount,
-			RestartPolicy:      restart,
-		},
+	spec := *w.pod.DeepCopy()
+	if spec.RestartPolicy == "" {
+		spec.RestartPolicy = restart
 	}
+	for _, c := range append([]*container{w.main}, w.sidecars...) {
+		spec.Containers = append(spec.Containers, *c.c.DeepCopy())
+	}
+	for _, c := range w.inits {
+		spec.InitContainers = append(spec.InitContainers, *c.c.DeepCopy())
+	}
+	m := metav1.ObjectMeta{Labels: w.podLabelsOf(a), Annotations: maps.Clone(w.podNotes)}
+	if len(m.Labels) == 0 {
+		m.Labels = nil
+	}
+	return corev1.PodTemplateSpec{ObjectMeta: m, Spec: spec}
 }
 
-// container returns the workload's single container.
-func (w *Workload) container() corev1.Container {
-	c := corev1.Container{
-		Name:         w.name,
-		Image:        w.image,
-		Command:      w.command,
-		Args:         w.args,
-		Env:          w.env,
-		Resources:    w.resources,
-		VolumeMounts: w.mounts,
+// objectMeta returns the workload object's metadata.
+func (a *App) objectMeta(w *Workload) metav1.ObjectMeta {
+	return meta(w.name, a.labelsOf(w.name, &w.common), w.annotations)
+}
+
+// podPath is the JSON path of the pod spec in the workload's object.
+func (w *Workload) podPath() string {
+	if w.kind == "CronJob" {
+		return "spec.jobTemplate.spec.template.spec"
 	}
-	for _, p := range w.ports {
-		c.Ports = append(c.Ports, corev1.ContainerPort{
-			Name: p.Name, ContainerPort: p.Port, Protocol: corev1.Protocol(p.Protocol),
-		})
+	return "spec.template.spec"
+}
+
+// readWriteZeros returns the Zero paths of the mounts that say readOnly:
+// false explicitly.
+func (w *Workload) readWriteZeros() []string {
+	var out []string
+	for i, c := range append([]*container{w.main}, w.sidecars...) {
+		for _, j := range c.readWrite {
+			out = append(out, fmt.Sprintf("%s.containers[%d].volumeMounts[%d].readOnly", w.podPath(), i, j))
+		}
 	}
-	if w.ready != nil {
-		c.ReadinessProbe = w.ready.probe()
+	for i, c := range w.inits {
+		for _, j := range c.readWrite {
+			out = append(out, fmt.Sprintf("%s.initContainers[%d].volumeMounts[%d].readOnly", w.podPath(), i, j))
+		}
 	}
-	if w.live != nil {
-		c.LivenessProbe = w.live.probe()
-	}
-	return c
+	return out
 }

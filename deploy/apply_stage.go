@@ -42,7 +42,7 @@ func (r *runner) applyStages(ctx context.Context) error {
 	r.mu.Unlock()
 	start := time.Now()
 	r.applyStart = start
-	if err := r.w.append(Record{Type: recStageStarted, Stage: StageApply, Inputs: inputs}); err != nil {
+	if err := r.w.append(Record{Type: RecordStageStarted, Stage: StageApply, Inputs: inputs}); err != nil {
 		return err
 	}
 	r.emit(progress.Event{Kind: StageStarted, Stage: string(StageApply)})
@@ -119,7 +119,7 @@ func (r *runner) skipBoth(ctx context.Context, inputs string) error {
 func (r *runner) skipStage(st Stage, inputs, reason string) error {
 	_, span := r.tel.Tracer().Start(r.traced.ctx, "stage "+string(st))
 	defer span.End()
-	if err := r.w.append(Record{Type: recStageStarted, Stage: st, Inputs: inputs}); err != nil {
+	if err := r.w.append(Record{Type: RecordStageStarted, Stage: st, Inputs: inputs}); err != nil {
 		return err
 	}
 	r.emit(progress.Event{Kind: StageStarted, Stage: string(st)})
@@ -136,9 +136,9 @@ func (r *runner) beginChecks() {
 	}
 	r.checks.started, r.checks.start = true, time.Now()
 	r.mu.Unlock()
-	r.w.append(Record{Type: recStageFinished, Stage: StageApply, Inputs: r.plan, Outcome: OutcomeDone})
+	r.w.append(Record{Type: RecordStageFinished, Stage: StageApply, Inputs: r.plan, Outcome: OutcomeDone})
 	r.emit(progress.Event{Kind: StageFinished, Stage: string(StageApply), Result: string(OutcomeDone), DurationMS: time.Since(r.applyStart).Milliseconds()})
-	r.w.append(Record{Type: recStageStarted, Stage: StageChecks, Inputs: r.plan})
+	r.w.append(Record{Type: RecordStageStarted, Stage: StageChecks, Inputs: r.plan})
 	r.emit(progress.Event{Kind: StageStarted, Stage: string(StageChecks)})
 	ctx, span := r.tel.Tracer().Start(r.traced.ctx, "stage "+string(StageChecks))
 	r.mu.Lock()

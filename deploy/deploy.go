@@ -74,8 +74,19 @@ type Result struct {
 	Plan      string // the plan hash, once planned or approved
 	Revision  int    // the release revision the apply stage made, once finished
 	State     *State
-	Telemetry telemetry.Report
+	Telemetry TelemetryReport
 }
+
+// TelemetryReport says how a deploy's telemetry export went.
+type TelemetryReport struct {
+	Endpoint string        `json:"endpoint,omitempty"` // the OTLP endpoint; empty when telemetry is off
+	Took     time.Duration `json:"took"`               // how long the export's shutdown took
+	Error    string        `json:"error,omitempty"`    // the first export error, or that the bound was reached
+}
+
+// String is the report as one line: "off", "sent to URL in 12ms" or
+// "URL: not sent: why".
+func (r TelemetryReport) String() string { return telemetry.Report(r).String() }
 
 func refusef(format string, args ...any) error { return refusal.Errorf(format, args...) }
 
@@ -319,7 +330,7 @@ func (r *runner) openJournal() error {
 			return err
 		}
 		r.w = w
-		return r.w.append(Record{Type: recStarted, ID: r.id, Release: r.rel.Name(), Holder: holder})
+		return r.w.append(Record{Type: RecordStarted, ID: r.id, Release: r.rel.Name(), Holder: holder})
 	}
 	w, recs, err := openJournal(path)
 	if err != nil {
@@ -329,7 +340,7 @@ func (r *runner) openJournal() error {
 	if r.prev, err = Replay(recs); err != nil {
 		return err
 	}
-	return r.w.append(Record{Type: recResumed, Holder: holder})
+	return r.w.append(Record{Type: RecordResumed, Holder: holder})
 }
 
 func (r *runner) unlock() {

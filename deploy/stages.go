@@ -72,7 +72,7 @@ func (r *runner) stage(ctx context.Context, st Stage, prep func(context.Context)
 		}
 	}
 	start := time.Now()
-	if werr := r.w.append(Record{Type: recStageStarted, Stage: st, Inputs: s.inputs}); werr != nil {
+	if werr := r.w.append(Record{Type: RecordStageStarted, Stage: st, Inputs: s.inputs}); werr != nil {
 		return nil, werr
 	}
 	r.emit(progress.Event{Kind: StageStarted, Stage: string(st)})
@@ -99,14 +99,14 @@ func (r *runner) stageEnded(st Stage, span spanner, start time.Time, s step, out
 	}
 	span.SetAttributes(attribute.String("piceli.outcome", string(outcome)))
 	r.emit(progress.Event{Kind: StageFinished, Stage: string(st), Result: string(outcome), Message: s.skip, DurationMS: time.Since(start).Milliseconds()})
-	return r.w.append(Record{Type: recStageFinished, Stage: st, Inputs: s.inputs, Outcome: outcome, Reason: s.skip, Outputs: out})
+	return r.w.append(Record{Type: RecordStageFinished, Stage: st, Inputs: s.inputs, Outcome: outcome, Reason: s.skip, Outputs: out})
 }
 
 func (r *runner) stageFailed(st Stage, span spanner, start time.Time, err error) error {
 	msg := redact(err.Error())
 	span.SetStatus(codes.Error, msg)
 	r.emit(progress.Event{Kind: StageFinished, Stage: string(st), Result: "failed", DurationMS: time.Since(start).Milliseconds(), Error: msg})
-	if werr := r.w.append(Record{Type: recStageFailed, Stage: st, Error: msg}); werr != nil {
+	if werr := r.w.append(Record{Type: RecordStageFailed, Stage: st, Error: msg}); werr != nil {
 		return errors.Join(err, werr)
 	}
 	return err

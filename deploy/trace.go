@@ -56,7 +56,7 @@ func (r *runner) onEvent(e progress.Event) {
 		r.mu.Lock()
 		r.run = e.Run
 		r.mu.Unlock()
-		r.w.append(Record{Type: recRun, Run: e.Run})
+		r.w.append(Record{Type: RecordRun, Run: e.Run})
 	case progress.StepStarted:
 		r.startSpan("step "+e.Ref, e.Ref+" "+e.Action, r.applyCtx(), attribute.String("piceli.ref", e.Ref), attribute.String("piceli.action", e.Action))
 	case progress.StepFinished:
@@ -127,7 +127,7 @@ func (r *runner) finish(err error) *Result {
 	if res.Status == StatusFailed {
 		msg = redact(err.Error())
 	}
-	r.w.append(Record{Type: recEnded, Status: res.Status, Error: msg})
+	r.w.append(Record{Type: RecordEnded, Status: res.Status, Error: msg})
 	r.traced.root.SetAttributes(attribute.String("piceli.status", string(res.Status)), attribute.String("piceli.plan", res.Plan), attribute.Int("piceli.revision", res.Revision))
 	if res.Status == StatusFailed {
 		r.traced.root.SetStatus(codes.Error, msg)
@@ -136,9 +136,9 @@ func (r *runner) finish(err error) *Result {
 	r.tel.Log(r.traced.ctx, "deploy "+r.id+" of release "+r.rel.Name()+": "+string(res.Status), res.Status == StatusFailed,
 		attribute.String("piceli.deploy", r.id), attribute.String("piceli.status", string(res.Status)),
 		attribute.String("piceli.plan", res.Plan), attribute.Int("piceli.revision", res.Revision))
-	res.Telemetry = r.tel.Shutdown()
+	res.Telemetry = TelemetryReport(r.tel.Shutdown())
 	if res.Telemetry.Endpoint != "" {
-		r.w.append(Record{Type: recTelemetry, Telemetry: redact(res.Telemetry.String())})
+		r.w.append(Record{Type: RecordTelemetry, Telemetry: redact(res.Telemetry.String())})
 	}
 	if recs, rerr := readJournal(journalPath(r.dir, r.id)); rerr == nil {
 		res.State, _ = Replay(recs)

@@ -25,7 +25,8 @@ values the first plan imports from the cluster; no value is ever written.`,
 
 // moduleImportFlags are the flags both piceli import commands take.
 type moduleImportFlags struct {
-	opts importer.Options
+	opts   importer.Options
+	output string
 }
 
 func (f *moduleImportFlags) register(cmd *cobra.Command) {
@@ -35,6 +36,7 @@ func (f *moduleImportFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.opts.Module, "module", "", "Go module path (default: example.com/NAME)")
 	fl.BoolVar(&f.opts.Force, "force", false, "write into an existing directory, replacing the Go files, go.mod, go.sum, release.toml, .gitignore and manifests/ there")
 	fl.StringVar(&f.opts.PiceliSource, "piceli-source", "", "local Piceli checkout to use (default: the one this binary was built from)")
+	fl.StringVarP(&f.output, "output", "o", "text", `output format: text, or json (one "piceli.import-report/v1" document)`)
 }
 
 // options completes the options for a run of cmd.
@@ -58,14 +60,15 @@ const importSteps = `
      compare it with the imported objects; an object its form does not
      reproduce gets a plainer form, and the module is rendered again
   5. write the module to --out, which must not exist or be empty unless
-     --force
+     --force, and report how many objects each form took, by kind, and why
+     each object that is not a builder call fell back
 
 Bad input is refused (exit code 2) before anything is written.`
 
 func newImportYAMLCmd() *cobra.Command {
 	var f moduleImportFlags
 	cmd := &cobra.Command{
-		Use:   "yaml FILE_OR_DIR... --out DIR [--name APP] [--module PATH] [--force]",
+		Use:   "yaml FILE_OR_DIR... --out DIR [--name APP] [--module PATH] [--force] [-o json]",
 		Short: "Generate a typed Go module from manifest files",
 		Long: `Generate a Piceli Go module from YAML or JSON manifests.
 
@@ -76,12 +79,14 @@ Steps:
 Then: piceli render --spec DIR/release.toml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(f.output); err != nil {
+				return err
+			}
 			res, err := importer.FromFiles(cmd.Context(), args, f.options(cmd))
 			if err != nil {
 				return err
 			}
-			printImport(cmd, res, "piceli render --spec "+specPath(f.opts.Out))
-			return nil
+			return printImport(cmd, f.output, res, "piceli render --spec "+specPath(f.opts.Out))
 		},
 	}
 	f.register(cmd)
@@ -92,7 +97,7 @@ func newImportLiveCmd() *cobra.Command {
 	var f moduleImportFlags
 	var t importer.Target
 	cmd := &cobra.Command{
-		Use:   "live --kubeconfig F --context C --namespace N [--select KIND/NAME,...] [--all-kinds] --out DIR",
+		Use:   "live --kubeconfig F --context C --namespace N [--select KIND/NAME,...] [--all-kinds] --out DIR [-o json]",
 		Short: "Generate a typed Go module from a live namespace",
 		Long: `Generate a Piceli Go module from the objects of a live namespace.
 
@@ -109,12 +114,14 @@ Steps:
 Then: piceli release plan --spec DIR/release.toml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(f.output); err != nil {
+				return err
+			}
 			res, err := importer.FromCluster(cmd.Context(), t, f.options(cmd))
 			if err != nil {
 				return err
 			}
-			printImport(cmd, res, "piceli release plan --spec "+specPath(f.opts.Out))
-			return nil
+			return printImport(cmd, f.output, res, "piceli release plan --spec "+specPath(f.opts.Out))
 		},
 	}
 	f.register(cmd)
@@ -128,12 +135,23 @@ Then: piceli release plan --spec DIR/release.toml`,
 	return cmd
 }
 
-// printImport says what was written and what to run next.
-func printImport(cmd *cobra.Command, res *importer.Result, next string) {
+// printImport says what was written, what fell back from a builder call
+// and why, and what to run next; as JSON, the report document.
+func printImport(cmd *cobra.Command, output string, res *importer.Result, next string) error {
+	if output == "json" {
+		return writeJSON(cmd, res.Report())
+	}
 	cmd.Printf("imported %d objects: %d builder calls, %d k8s.io/api literals, %d YAML files\n",
 		res.Objects, res.Builders, res.Literals, res.YAMLFiles)
+	for _, k := range res.Kinds {
+		cmd.Printf("  %-32s %d builder, %d literal, %d file\n", k.Kind, k.Builders, k.Literals, k.YAMLFiles)
+	}
+	for _, f := range res.Fallbacks {
+		cmd.Printf("%s is a %s: %s\n", f.Object, f.Form, f.Reason)
+	}
 	cmd.Printf("wrote %s: %s\n", res.Dir, strings.Join(res.Files, ", "))
 	cmd.Printf("next: %s\n", next)
+	return nil
 }
 
 func specPath(out string) string { return filepath.Join(out, "release.toml") }

@@ -133,30 +133,36 @@ func TestGeneratedCodeIsGofmtAndVetClean(t *testing.T) {
 
 // TestBuildersAreCalledForTheCommonKinds is acceptance 3: the module
 // imported from builder output calls the builders of Deployments,
-// StatefulSets, Services, ConfigMaps and Jobs.
+// StatefulSets, DaemonSets, Services, ConfigMaps, Jobs, CronJobs and
+// Secrets, in Build or in the function of a component.
 func TestBuildersAreCalledForTheCommonKinds(t *testing.T) {
 	is := importSet(t, roundTripSets[1])
 	if is.err != nil {
 		t.Fatal(is.err)
 	}
-	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(is.res.Dir, "infra.go"), nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	called := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok {
-			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
-				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "a" {
-					called[sel.Sel.Name] = true
+	for _, name := range is.res.Files {
+		if !strings.HasSuffix(name, ".go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(is.res.Dir, name), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "a" {
+						called[sel.Sel.Name] = true
+					}
 				}
 			}
-		}
-		return true
-	})
-	for _, m := range []string{"Deployment", "StatefulSet", "Service", "ConfigMap", "Job", "CronJob", "Secret"} {
+			return true
+		})
+	}
+	for _, m := range []string{"Deployment", "StatefulSet", "DaemonSet", "Service", "ConfigMap", "Job", "CronJob", "Secret"} {
 		if !called[m] {
-			t.Errorf("infra.go never calls a.%s; it calls %v", m, called)
+			t.Errorf("the module never calls a.%s; it calls %v", m, called)
 		}
 	}
 }

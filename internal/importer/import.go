@@ -28,21 +28,29 @@ type Options struct {
 	CacheDir     string    // compiled compositions (compose.Options.CacheDir)
 }
 
-// Result is what an import wrote.
+// Result is what an import wrote. Report returns it as the versioned
+// document piceli import -o json prints.
 type Result struct {
-	App       string   // the app and release name
-	Namespace string   // the target namespace
-	Dir       string   // the module's directory, absolute
-	Spec      string   // its release.toml
-	Files     []string // written, relative to Dir, sorted
-	Objects   int      // objects imported
+	App       string   `json:"app"`       // the app and release name
+	Namespace string   `json:"namespace"` // the target namespace
+	Dir       string   `json:"dir"`       // the module's directory, absolute
+	Spec      string   `json:"spec"`      // its release.toml
+	Files     []string `json:"files"`     // written, relative to Dir, sorted
+	Objects   int      `json:"objects"`   // objects imported
 	// Builders, Literals and YAMLFiles count the objects written as
 	// builder calls (Secret declarations among them), k8s.io/api literals
 	// and YAML files.
-	Builders, Literals, YAMLFiles int
-	Images                        map[string]string // [images] of release.toml
+	Builders  int `json:"builders"`
+	Literals  int `json:"literals"`
+	YAMLFiles int `json:"yamlFiles"`
+	// Kinds counts the forms by kind, kinds sorted.
+	Kinds []KindCount `json:"kinds"`
+	// Fallbacks lists, in import order, the objects not written as
+	// builder calls and why.
+	Fallbacks []Fallback        `json:"fallbacks"`
+	Images    map[string]string `json:"images"` // [images] of release.toml
 	// Forms are the objects' forms, in import order, for tests.
-	Forms []importgen.Form
+	Forms []importgen.Form `json:"-"`
 }
 
 // FromFiles imports the objects of YAML and JSON files and directories
@@ -98,7 +106,9 @@ func FromCluster(ctx context.Context, t Target, opts Options) (*Result, error) {
 
 // run is one import on its way from sources to a written module.
 type run struct {
-	opts        Options
+	opts Options
+	// lowered says, by object index, why a render lowered its form.
+	lowered     map[int]string
 	sources     []source
 	namespace   string   // the target namespace
 	others      []string // other namespaces objects live in

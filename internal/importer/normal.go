@@ -42,12 +42,11 @@ const (
 //     listed in piceli.dev/secret-keys, type Opaque when it has none, and
 //     the Secret builder's labels (app.kubernetes.io/name = its name,
 //     part-of = app, managed-by = piceli) where it has none of its own;
-//  4. in an object of a kind with a k8s.io/api type, what that type
-//     cannot tell from none or writes in one canonical form: false, 0 and
-//     "" in the fields Go leaves out when zero (readOnly: false equals no
-//     readOnly; a pointer such as automountServiceAccountToken keeps its
-//     false), and resource quantities as the API server stores them
-//     (cpu: 1 equals cpu: "1", 0.5 equals 500m);
+//  4. in an object of a kind with a k8s.io/api type, resource quantities
+//     as the API server stores them (cpu: 1 equals cpu: "1", 0.5 equals
+//     500m). A field set explicitly to its zero value (readOnly: false,
+//     minReadySeconds: 0, globalDefault: false) is not the same as no
+//     field: whoever applies it owns it under server-side apply;
 //  5. null values, empty maps and empty lists dropped, except an empty
 //     emptyDir: an empty value is the same as none.
 //
@@ -83,9 +82,9 @@ func normalObject(u *unstructured.Unstructured, app string) map[string]any {
 	return u.Object
 }
 
-// shape walks v along its Go type t, in place: it drops the zero
-// scalars t omits and writes quantities in canonical form, and returns v
-// (a new value for a quantity). Keys t does not know are left alone.
+// shape walks v along its Go type t, in place: it writes quantities in
+// canonical form, and returns v (a new value for a quantity). Keys t does
+// not know are left alone.
 func shape(v any, t reflect.Type) any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -118,7 +117,7 @@ func shape(v any, t reflect.Type) any {
 }
 
 // shapeStruct shapes the fields of a struct's map, inline fields
-// included.
+// included; explicit zero values stay.
 func shapeStruct(m map[string]any, t reflect.Type) {
 	for f := range t.Fields() {
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -131,10 +130,6 @@ func shapeStruct(m map[string]any, t reflect.Type) {
 		}
 		c, ok := m[name]
 		if !ok {
-			continue
-		}
-		if strings.Contains(opts, "omitempty") && isScalar(f.Type) && isZeroScalar(c) {
-			delete(m, name)
 			continue
 		}
 		m[name] = shape(c, f.Type)
@@ -150,31 +145,6 @@ var (
 		reflect.TypeFor[runtime.RawExtension](): true,
 	}
 )
-
-// isScalar reports whether t is a bool, number or string kind, not a
-// pointer: Go writes nothing for its zero value under omitempty.
-func isScalar(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		return !opaqueTypes[t]
-	}
-	return false
-}
-
-func isZeroScalar(v any) bool {
-	switch t := v.(type) {
-	case bool:
-		return !t
-	case string:
-		return t == ""
-	case int64:
-		return t == 0
-	case float64:
-		return t == 0
-	}
-	return false
-}
 
 // canonical returns a quantity's canonical string, or v when it is none.
 func canonical(v any) any {

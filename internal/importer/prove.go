@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -76,13 +78,17 @@ func (r *run) check(ctx context.Context, dir string, objs []importgen.Object, ou
 }
 
 // lowerAllBuilders answers a module that does not render (a builder
-// refused a call the import wrote) by writing every builder object as a
-// literal, Secrets aside; without any to lower, the error stands.
+// refused a call the import wrote) by writing as literals the builder
+// objects the error names ("deployment \"web\": ..."), or every builder
+// object, Secrets aside, when it names none; without any to lower, the
+// error stands.
 func (r *run) lowerAllBuilders(objs []importgen.Object, out *importgen.Output, cause error) error {
+	named := r.namedIn(objs, out, cause)
 	lowered := false
 	for i := range objs {
-		if out.Forms[i] == importgen.Builder && !object.IsSecret(objs[i].Manifest) {
+		if out.Forms[i] == importgen.Builder && !object.IsSecret(objs[i].Manifest) && (len(named) == 0 || named[i]) {
 			objs[i].Max, lowered = importgen.Literal, true
+			r.note(i, "the builders refused its call: "+firstLine(cause.Error()))
 		}
 	}
 	if !lowered {
@@ -90,6 +96,33 @@ func (r *run) lowerAllBuilders(objs []importgen.Object, out *importgen.Output, c
 	}
 	fmt.Fprintf(logOf(r.opts), "the builder calls do not render (%v); writing them as literals\n", cause)
 	return nil
+}
+
+// namedIn returns the builder objects an error of the composition names
+// as `kind "name":`.
+func (r *run) namedIn(objs []importgen.Object, out *importgen.Output, cause error) map[int]bool {
+	named := map[int]bool{}
+	msg := cause.Error()
+	for i, o := range objs {
+		u := o.Manifest
+		if out.Forms[i] == importgen.Builder && strings.Contains(msg, fmt.Sprintf("%s %q:", strings.ToLower(u.GetKind()), u.GetName())) {
+			named[i] = true
+		}
+	}
+	return named
+}
+
+// note records why a render lowered object i's form.
+func (r *run) note(i int, why string) {
+	if r.lowered == nil {
+		r.lowered = map[int]string{}
+	}
+	r.lowered[i] = why
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // lower gives the object ref the next plainer form.
@@ -109,6 +142,7 @@ func (r *run) lower(ref object.Ref, path string, objs []importgen.Object, out *i
 			return refusef("import: %s (%s) renders differently from its YAML file at %s; nothing was written", ref, objs[i].Origin, path)
 		}
 		fmt.Fprintf(logOf(r.opts), "%s: its %s renders differently at %s; writing it as a %s\n", ref, out.Forms[i], path, objs[i].Max)
+		r.note(i, fmt.Sprintf("its %s rendered differently at %s", out.Forms[i], path))
 		return nil
 	}
 	return refusef("import: rendering the module gave %s, which was not imported (%s); nothing was written", ref, path)
@@ -135,16 +169,15 @@ func (r *run) write(dir string, objs []importgen.Object, out *importgen.Output) 
 		return nil, err
 	}
 	res := &Result{App: r.app, Namespace: r.namespace, Dir: abs, Spec: filepath.Join(abs, "release.toml"), Files: files, Objects: len(objs), Images: out.Images, Forms: out.Forms}
-	for _, f := range out.Forms {
-		switch f {
-		case importgen.Builder:
-			res.Builders++
-		case importgen.Literal:
-			res.Literals++
-		case importgen.File:
-			res.YAMLFiles++
+	refs := make([]object.Ref, len(objs))
+	reasons := slices.Clone(out.Reasons)
+	for i, o := range objs {
+		refs[i] = r.refOf(o.Manifest)
+		if why := r.lowered[i]; why != "" && out.Forms[i] != importgen.Builder {
+			reasons[i] = why
 		}
 	}
+	tally(res, objs, refs, out.Forms, reasons)
 	return res, nil
 }
 

@@ -104,14 +104,15 @@ func TestRoundTripUsesTheBestForm(t *testing.T) {
 }
 
 // expectedForm is the form an object must at least get: a builder call
-// for Piceli's own objects and for Secrets with keys, a literal for other
+// for Piceli's own objects and for Secrets with keys (one without holds
+// no value, and a literal says it), a literal for other
 // kinds with a Go type, a file for the rest.
 func expectedForm(u *unstructured.Unstructured, piceli bool) importgen.Form {
 	_, typed := scheme.Scheme.New(u.GroupVersionKind())
 	switch {
 	case typed != nil:
 		return importgen.File
-	case piceli, object.IsSecret(u):
+	case piceli, object.IsSecret(u) && hasKeys(u):
 		return importgen.Builder
 	}
 	return importgen.Literal
@@ -129,4 +130,11 @@ func TestLargeSetIsLarge(t *testing.T) {
 		t.Errorf("kube-prometheus set: %d objects of %d kinds, want at least 50 of 12", len(is.input), len(kinds))
 	}
 	t.Logf("kube-prometheus set: %d objects of %d kinds", len(is.input), len(kinds))
+}
+
+// hasKeys reports whether a Secret has data or stringData keys.
+func hasKeys(u *unstructured.Unstructured) bool {
+	data, _, _ := unstructured.NestedMap(u.Object, "data")
+	str, _, _ := unstructured.NestedMap(u.Object, "stringData")
+	return len(data)+len(str) > 0
 }

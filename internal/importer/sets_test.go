@@ -35,6 +35,12 @@ var roundTripSets = []manifestSet{
 	{name: "crds", app: "crds", namespace: "monitoring", paths: testdata("crds")},
 	{name: "microservices-demo", app: "microservices-demo", namespace: "microservices-demo", paths: testdata("microservices-demo")},
 	{name: "guestbook-cassandra", app: "guestbook-cassandra", namespace: "guestbook-cassandra", paths: testdata("guestbook-cassandra")},
+	{name: "argo-cd", app: "argo-cd", namespace: "argo-cd", paths: testdata("argo-cd")},
+	{name: "ingress-nginx", app: "ingress-nginx", namespace: "ingress-nginx", paths: testdata("ingress-nginx")},
+	{name: "kube-state-metrics", app: "kube-state-metrics", namespace: "kube-system", paths: testdata("kube-state-metrics")},
+	{name: "emojivoto", app: "emojivoto", namespace: "emojivoto", paths: testdata("emojivoto")},
+	{name: "descheduler", app: "descheduler", namespace: "kube-system", paths: testdata("descheduler")},
+	{name: "zeros", app: "zeros", namespace: "zeros", paths: testdata("zeros")},
 	{name: "kube-prometheus", app: "kube-prometheus", namespace: "monitoring", paths: testdata("kube-prometheus")},
 }
 
@@ -198,6 +204,9 @@ func everyBuilder(ctx *app.Context) (*app.Composition, error) {
 	a.DisruptionBudget(web, app.MaxUnavailable(1))
 	a.Ingress("site", app.IngressClass("nginx"), app.Route("demo.example.com", "/", svc, 8080),
 		app.Route("demo.example.com", "/secure", svc, 443), app.Route("", "/", svc, 8080), app.TLS("site-tls", "demo.example.com"))
+	a.DaemonSet("agent", app.Image(ctx.Image("web")), app.Ports(9100),
+		app.Tolerations(corev1.Toleration{Operator: corev1.TolerationOpExists}),
+		app.Sidecar("logs", app.Image(ctx.Image("web")), app.Args("tail")))
 	a.Job("migrate", app.Image(ctx.Image("db")), app.Command("migrate"), app.BackoffLimit(3))
 	a.CronJob("report", "0 3 * * *", app.Image(ctx.Image("db")), app.Command("report"))
 	a.DefaultDeny()

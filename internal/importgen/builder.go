@@ -4,25 +4,27 @@ import (
 	"reflect"
 
 	"github.com/dave/jennifer/jen"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // built is a recognised builder call: its code, rendered once identifiers
-// are known, and the handle others refer to it by (nil for none).
+// are known, the handle others refer to it by (nil for none), the handles
+// it refers to and the shared values (label maps, images) it uses.
 type built struct {
 	code   func() jen.Code
 	handle *handle
+	refs   []*handle
+	uses   []*shared
 }
 
-// recognizer turns a typed object into a builder call, or reports that the
+// recognizer turns a typed object into a builder call, or says why the
 // builders cannot say it exactly.
-type recognizer func(g *gen, obj runtime.Object) (built, bool)
+type recognizer func(g *gen, d *decl) (built, string)
 
 // builderOrder lists the kinds the builders make, in the order Build
 // declares them: what others refer to comes first.
 var builderOrder = []string{
 	"Namespace", "ConfigMap", "ServiceAccount", "Role", "RoleBinding", "PersistentVolumeClaim",
-	"StatefulSet", "Deployment", "Job", "CronJob", "Service",
+	"StatefulSet", "Deployment", "DaemonSet", "Job", "CronJob", "Service",
 	"HorizontalPodAutoscaler", "PodDisruptionBudget", "Ingress", "NetworkPolicy",
 }
 
@@ -37,6 +39,7 @@ var recognizers = map[string]recognizer{
 	"/v1/PersistentVolumeClaim":                (*gen).claim,
 	"apps/v1/StatefulSet":                      (*gen).statefulSet,
 	"apps/v1/Deployment":                       (*gen).deployment,
+	"apps/v1/DaemonSet":                        (*gen).daemonSet,
 	"batch/v1/Job":                             (*gen).job,
 	"batch/v1/CronJob":                         (*gen).cronJob,
 	"/v1/Service":                              (*gen).service,
@@ -62,3 +65,63 @@ func rest(obj any) bool {
 func call(method string, args func() []jen.Code) func() jen.Code {
 	return func() jen.Code { return builderCall(method, args()) }
 }
+
+// options collects the options of one builder call, with the handles and
+// shared values they use.
+type options struct {
+	list []option
+	refs []*handle
+	uses []*shared
+}
+
+// add appends fixed options.
+func (o *options) add(codes ...jen.Code) {
+	for _, c := range codes {
+		o.list = append(o.list, fixed(c))
+	}
+}
+
+// addOpt appends lazily rendered options.
+func (o *options) addOpt(opts ...option) { o.list = append(o.list, opts...) }
+
+// ref returns an expression of h's variable and records the reference.
+func (o *options) ref(h *handle) func() jen.Code {
+	o.refs = append(o.refs, h)
+	return func() jen.Code { return h.ref() }
+}
+
+// value returns an expression of a shared value and records its use.
+func (o *options) value(g *gen, s *shared) func() jen.Code {
+	o.uses = append(o.uses, s)
+	return func() jen.Code { return g.valueRef(s) }
+}
+
+// render renders every option.
+func (o *options) render() []jen.Code {
+	out := make([]jen.Code, len(o.list))
+	for i, opt := range o.list {
+		out[i] = opt()
+	}
+	return out
+}
+
+// merge appends the options, references and uses of other.
+func (o *options) merge(other *options) {
+	o.list = append(o.list, other.list...)
+	o.refs = append(o.refs, other.refs...)
+	o.uses = append(o.uses, other.uses...)
+}
+
+// builtCall returns the built call a.method(args..., options...).
+func (o *options) builtCall(method string, h *handle, args ...func() jen.Code) built {
+	return built{handle: h, refs: o.refs, uses: o.uses, code: call(method, func() []jen.Code {
+		var out []jen.Code
+		for _, a := range args {
+			out = append(out, a())
+		}
+		return append(out, o.render()...)
+	})}
+}
+
+// lit returns a fixed argument.
+func lit(c jen.Code) func() jen.Code { return func() jen.Code { return c } }

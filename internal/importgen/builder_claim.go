@@ -1,37 +1,44 @@
 package importgen
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/dave/jennifer/jen"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// claim recognises a.PersistentVolumeClaim(name, app.Storage(...), ...).
-func (g *gen) claim(obj runtime.Object) (built, bool) {
-	pvc := obj.(*corev1.PersistentVolumeClaim).DeepCopy()
-	name := pvc.Name
-	notes, ok := g.takeMeta(&pvc.ObjectMeta, name, name, true)
-	if !ok || !validSubdomain(name) {
-		return built{}, false
+// claim recognises a.PersistentVolumeClaim(name, app.Storage(...), ...);
+// what the claim options do not say is left for an Edit.
+func (g *gen) claim(d *decl) (built, string) {
+	orig := d.typed.(*corev1.PersistentVolumeClaim)
+	left := orig.DeepCopy()
+	name := left.Name
+	var o options
+	if !validSubdomain(name) {
+		return built{}, fmt.Sprintf("its name %q is not a DNS-1123 subdomain", name)
 	}
-	opts, ok := claimOptions(&pvc.Spec)
-	if !ok || !rest(pvc) {
-		return built{}, false
+	storage, ok := claimStorage(&left.Spec)
+	if !ok {
+		return built{}, "it has no storage request or no access modes"
+	}
+	o.add(storage...)
+	if why := g.takeMeta(&left.ObjectMeta, name, &o, metaRules{labels: true, annotations: true}); why != "" {
+		return built{}, why
+	}
+	if why := g.tail(&o, "PersistentVolumeClaim", d, orig, left, nil); why != "" {
+		return built{}, why
 	}
 	h := &handle{kind: "PersistentVolumeClaim", name: name}
-	return built{handle: h, code: call("PersistentVolumeClaim", func() []jen.Code {
-		return append(append([]jen.Code{jen.Lit(name)}, opts...), notes...)
-	})}, true
+	return o.builtCall("PersistentVolumeClaim", h, lit(jen.Lit(name))), ""
 }
 
-// claimOptions returns the ClaimOptions that say spec (storage, access
-// modes unless only ReadWriteOnce, storage class) and clears it, or
-// reports that they cannot.
-func claimOptions(spec *corev1.PersistentVolumeClaimSpec) ([]jen.Code, bool) {
+// claimStorage returns the ClaimOptions that say a claim's storage
+// request, access modes (unless only ReadWriteOnce, the default) and
+// storage class, clearing them; other requests, limits and fields stay.
+func claimStorage(spec *corev1.PersistentVolumeClaimSpec) ([]jen.Code, bool) {
 	storage, ok := spec.Resources.Requests[corev1.ResourceStorage]
-	if !ok || len(spec.Resources.Requests) != 1 || len(spec.Resources.Limits) > 0 || len(spec.AccessModes) == 0 {
+	if !ok || len(spec.Resources.Requests) != 1 || len(spec.AccessModes) == 0 {
 		return nil, false
 	}
 	opts := []jen.Code{appCall("Storage", jen.Lit(storage.String()))}
@@ -45,6 +52,6 @@ func claimOptions(spec *corev1.PersistentVolumeClaimSpec) ([]jen.Code, bool) {
 	if spec.StorageClassName != nil {
 		opts = append(opts, appCall("StorageClass", jen.Lit(*spec.StorageClassName)))
 	}
-	spec.Resources, spec.AccessModes, spec.StorageClassName = corev1.VolumeResourceRequirements{}, nil, nil
-	return opts, rest(spec)
+	spec.Resources.Requests, spec.AccessModes, spec.StorageClassName = nil, nil, nil
+	return opts, true
 }

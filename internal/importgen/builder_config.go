@@ -8,37 +8,46 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// configMap recognises a.ConfigMap(name, app.Data(...)...).
-func (g *gen) configMap(obj runtime.Object) (built, bool) {
-	cm := obj.(*corev1.ConfigMap).DeepCopy()
-	name := cm.Name
-	notes, ok := g.takeMeta(&cm.ObjectMeta, name, name, true)
-	if !ok || len(cm.BinaryData) > 0 || !validSubdomain(name) {
-		return built{}, false
+// configMap recognises a.ConfigMap(name, app.Data(...)...); binary data
+// and immutability are left for an Edit.
+func (g *gen) configMap(d *decl) (built, string) {
+	orig := d.typed.(*corev1.ConfigMap)
+	left := orig.DeepCopy()
+	name := left.Name
+	var o options
+	if !validSubdomain(name) {
+		return built{}, fmt.Sprintf("its name %q is not a DNS-1123 subdomain", name)
 	}
-	keys := slices.Sorted(maps.Keys(cm.Data))
+	if why := g.takeMeta(&left.ObjectMeta, name, &o, metaRules{labels: true, annotations: true}); why != "" {
+		return built{}, why
+	}
+	keys := slices.Sorted(maps.Keys(left.Data))
+	if slices.ContainsFunc(keys, func(k string) bool { return len(validation.IsConfigMapKey(k)) > 0 }) {
+		keys = nil
+	}
+	var data []jen.Code
 	for _, k := range keys {
-		if len(validation.IsConfigMapKey(k)) > 0 {
-			return built{}, false
-		}
+		data = append(data, appCall("Data", jen.Lit(k), str(left.Data[k])))
+		delete(left.Data, k)
 	}
-	data := cm.Data
-	cm.Data = nil
-	if !rest(cm) {
-		return built{}, false
+	if len(left.Data) == 0 {
+		left.Data = nil
+	}
+	o.list = append(func() []option {
+		var out []option
+		for _, c := range data {
+			out = append(out, fixed(c))
+		}
+		return out
+	}(), o.list...)
+	if why := g.tail(&o, "ConfigMap", d, orig, left, nil); why != "" {
+		return built{}, why
 	}
 	h := &handle{kind: "ConfigMap", name: name, keys: keys}
-	return built{handle: h, code: call("ConfigMap", func() []jen.Code {
-		args := []jen.Code{jen.Lit(name)}
-		for _, k := range keys {
-			args = append(args, appCall("Data", jen.Lit(k), str(data[k])))
-		}
-		return append(args, notes...)
-	})}, true
+	return o.builtCall("ConfigMap", h, lit(jen.Lit(name))), ""
 }
 
 // secretKeys returns the keys of a Secret: those of data and stringData

@@ -1,6 +1,7 @@
 package importgen
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -29,35 +30,44 @@ func (g *gen) builderLabels(component string) map[string]string {
 	return map[string]string{labelName: component, labelPartOf: g.in.App, labelManagedBy: managedBy}
 }
 
-// selector is the pod selector of component.
+// selector is the builder pod selector of component.
 func (g *gen) selector(component string) map[string]string {
 	return map[string]string{labelName: component, labelPartOf: g.in.App}
 }
 
-// takeMeta checks that m is what a builder writes for an object named name
-// of component: that name, the builder labels, no namespace, and
-// annotations only when the builder takes app.Annotation. It clears what it
-// checked and returns the Annotation options, sorted by key.
-func (g *gen) takeMeta(m *metav1.ObjectMeta, name, component string, annotations bool) ([]jen.Code, bool) {
-	if m.Name != name || !maps.Equal(m.Labels, g.builderLabels(component)) {
-		return nil, false
-	}
-	if len(m.Annotations) > 0 && !annotations {
-		return nil, false
-	}
-	opts := annotationOptions(m.Annotations)
-	m.Name, m.Labels, m.Annotations = "", nil, nil
-	return opts, m.Namespace == ""
+// metaRules says what a builder takes of an object's metadata.
+type metaRules struct {
+	labels      bool // app.Labels: labels other than the builder's
+	annotations bool // app.Annotation and app.NoWait
 }
 
-// takeTemplateMeta checks a pod or claim template's metadata: the builder
-// labels of component and nothing else.
-func (g *gen) takeTemplateMeta(m *metav1.ObjectMeta, name, component string) bool {
-	if m.Name != name || !maps.Equal(m.Labels, g.builderLabels(component)) {
-		return false
+// takeMeta claims the metadata of an object named name of component as a
+// builder writes it: no namespace (the target's), the builder labels or
+// (rules.labels) app.Labels, and (rules.annotations) app.Annotation for
+// each annotation. It adds those options to o (labels first) and clears
+// what it claimed, or says why the builder cannot write the metadata.
+// Other metadata (finalizers, owners, ...) is left for an Edit.
+func (g *gen) takeMeta(m *metav1.ObjectMeta, component string, o *options, rules metaRules) string {
+	switch {
+	case m.Namespace != "":
+		return fmt.Sprintf("it lives in namespace %q, not the target's", m.Namespace)
+	case !maps.Equal(m.Labels, g.builderLabels(component)) && !rules.labels:
+		return "its labels are not the builder's and this builder takes no app.Labels"
+	case len(m.Annotations) > 0 && !rules.annotations:
+		return "it has annotations and this builder takes no app.Annotation"
 	}
-	m.Name, m.Labels = "", nil
-	return true
+	if !maps.Equal(m.Labels, g.builderLabels(component)) {
+		o.addOpt(g.labelsOption("Labels", m.Labels, component+"Labels", o))
+	}
+	o.add(annotationOptions(m.Annotations)...)
+	m.Name, m.Labels, m.Annotations = "", nil, nil
+	return ""
+}
+
+// labelsOption writes app.<method>(labels), the map a shared value.
+func (g *gen) labelsOption(method string, labels map[string]string, hint string, o *options) option {
+	v := o.value(g, g.labelMap(labels, hint))
+	return func() jen.Code { return appCall(method, v()) }
 }
 
 // annotationOptions writes app.Annotation for each annotation, sorted by
@@ -77,6 +87,15 @@ func annotationOptions(annotations map[string]string) []jen.Code {
 // appCall writes app.name(args...).
 func appCall(name string, args ...jen.Code) *jen.Statement {
 	return jen.Qual(appPkg, name).Call(args...)
+}
+
+// appCallLong writes app.name(args...), one argument a line when they do
+// not fit on one.
+func appCallLong(name string, args ...jen.Code) *jen.Statement {
+	if short(args, 80) {
+		return appCall(name, args...)
+	}
+	return jen.Qual(appPkg, name).Custom(jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}, args...)
 }
 
 // builderCall writes a.method(args...), one argument a line unless they

@@ -1,6 +1,7 @@
 package importgen
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -9,44 +10,54 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // namespace recognises a.Namespace(name).
-func (g *gen) namespace(obj runtime.Object) (built, bool) {
-	ns := obj.(*corev1.Namespace).DeepCopy()
-	name := ns.Name
-	if _, ok := g.takeMeta(&ns.ObjectMeta, name, name, false); !ok || !validLabel(name) || !rest(ns) {
-		return built{}, false
+func (g *gen) namespace(d *decl) (built, string) {
+	orig := d.typed.(*corev1.Namespace)
+	left := orig.DeepCopy()
+	name := left.Name
+	var o options
+	if !validLabel(name) {
+		return built{}, fmt.Sprintf("its name %q is not a DNS-1123 label", name)
 	}
-	return built{code: call("Namespace", func() []jen.Code { return []jen.Code{jen.Lit(name)} })}, true
+	if why := g.takeMeta(&left.ObjectMeta, name, &o, metaRules{labels: true, annotations: true}); why != "" {
+		return built{}, why
+	}
+	if why := g.tail(&o, "Namespace", d, orig, left, nil); why != "" {
+		return built{}, why
+	}
+	return o.builtCall("Namespace", nil, lit(jen.Lit(name))), ""
 }
 
 // networkPolicy recognises a.DefaultDeny(), a.AllowFromAnywhere(to, ...)
 // and a.AllowTraffic(from, to, ...) by the names they give their policies.
-func (g *gen) networkPolicy(obj runtime.Object) (built, bool) {
-	np := obj.(*networkingv1.NetworkPolicy).DeepCopy()
+func (g *gen) networkPolicy(d *decl) (built, string) {
+	np := d.typed.(*networkingv1.NetworkPolicy).DeepCopy()
 	name := np.Name
-	if _, ok := g.takeMeta(&np.ObjectMeta, name, name, false); !ok {
-		return built{}, false
+	var o options
+	if why := g.takeMeta(&np.ObjectMeta, name, &o, metaRules{}); why != "" {
+		return built{}, why
 	}
 	if name == g.in.App+"-default-deny" {
-		return g.defaultDeny(np)
+		if b, ok := g.defaultDeny(np); ok {
+			return b, ""
+		}
 	}
 	if to, ok := strings.CutPrefix(name, "allow-any-to-"); ok {
 		if b, ok := g.allow(np, nil, to); ok {
-			return b, true
+			return b, ""
 		}
 	}
 	for _, w := range g.workloadHandles() {
 		if to, ok := strings.CutPrefix(name, "allow-"+w.name+"-to-"); ok {
 			if b, ok := g.allow(np, w, to); ok {
-				return b, true
+				return b, ""
 			}
 		}
 	}
-	return built{}, false
+	return built{}, "it is not a policy DefaultDeny, AllowFromAnywhere or AllowTraffic writes"
 }
 
 // workloadHandles returns the builder workloads in name order.
@@ -92,7 +103,7 @@ func (g *gen) allow(np *networkingv1.NetworkPolicy, from *handle, toName string)
 		ports = append(ports, jen.Lit(int(info.number)))
 	}
 	want := networkingv1.NetworkPolicySpec{
-		PodSelector: metav1.LabelSelector{MatchLabels: g.selector(to.name)},
+		PodSelector: metav1.LabelSelector{MatchLabels: to.selector},
 		PolicyTypes: ingressOnly,
 		Ingress:     []networkingv1.NetworkPolicyIngressRule{{Ports: rule.Ports, From: g.peers(from)}},
 	}
@@ -107,7 +118,11 @@ func (g *gen) allow(np *networkingv1.NetworkPolicy, from *handle, toName string)
 	if from != nil {
 		method = "AllowTraffic"
 	}
-	return built{code: func() jen.Code {
+	refs := []*handle{to}
+	if from != nil {
+		refs = append(refs, from)
+	}
+	return built{refs: refs, code: func() jen.Code {
 		args := []jen.Code{}
 		if from != nil {
 			args = append(args, from.ref())
@@ -122,7 +137,7 @@ func (g *gen) peers(from *handle) []networkingv1.NetworkPolicyPeer {
 	if from == nil {
 		return nil
 	}
-	return []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: g.selector(from.name)}}}
+	return []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: from.selector}}}
 }
 
 // policyPort checks a policy port names a port of to with its protocol.

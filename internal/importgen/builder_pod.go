@@ -1,117 +1,252 @@
 package importgen
 
 import (
-	"reflect"
+	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/dave/jennifer/jen"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// podTemplate reads a builder pod template: the builder labels, one
-// container named after the workload, the volumes its mounts make, the
-// service account and the restart policy; templates are a StatefulSet's
-// claim templates. It clears what it read.
-func (g *gen) podTemplate(w *workload, t *corev1.PodTemplateSpec, restart corev1.RestartPolicy, templates map[string]*claimTemplate) bool {
+// takePod claims a pod template: its labels and annotations, its
+// containers, volumes and the pod fields options set. restart is the
+// restart policy the builder writes without app.RestartPolicy ("" for
+// none).
+func (g *gen) takePod(w *workload, t *corev1.PodTemplateSpec, restart corev1.RestartPolicy) string {
+	if why := g.takePodLabels(w, t); why != "" {
+		return why
+	}
+	if len(t.Annotations) > 0 {
+		if !qualifiedKeys(t.Annotations) {
+			return "a pod annotation key is not a qualified name"
+		}
+		w.selection.add(appCall("PodAnnotations", stringMap(t.Annotations)))
+		t.Annotations = nil
+	}
 	spec := &t.Spec
-	if !g.takeTemplateMeta(&t.ObjectMeta, "", w.name) || spec.RestartPolicy != restart || len(spec.Containers) != 1 {
-		return false
+	if why := g.takeRestart(w, spec, restart); why != "" {
+		return why
 	}
-	c := spec.Containers[0].DeepCopy()
-	if c.Name != w.name || !g.container(w, c) {
-		return false
+	if why := g.takeVolumes(w, spec); why != "" {
+		return why
 	}
-	volumes, ok := g.mounts(w, c.VolumeMounts, spec.Volumes, templates)
-	if !ok || !reflect.DeepEqual(volumes, spec.Volumes) {
-		return false
+	if why := g.takeContainers(w, spec); why != "" {
+		return why
 	}
-	if !g.runAs(w, spec.ServiceAccountName) {
-		return false
-	}
-	c.Name, c.VolumeMounts = "", nil
-	spec.Containers, spec.Volumes, spec.RestartPolicy, spec.ServiceAccountName = nil, nil, "", ""
-	return rest(c) && rest(spec) && rest(t)
+	g.takePodFields(w, spec)
+	return ""
 }
 
-// runAs turns a service account name into app.RunAs of its builder
-// handle.
-func (g *gen) runAs(w *workload, name string) bool {
-	if name == "" {
-		return true
+// takePodLabels claims the pod labels: none when they are what the builder
+// writes (the selector, or the builder labels), app.PodLabels otherwise.
+func (g *gen) takePodLabels(w *workload, t *corev1.PodTemplateSpec) string {
+	want := g.builderLabels(w.name)
+	if w.selectorSet {
+		want = w.selector
 	}
-	sa := g.handles.get("ServiceAccount", name)
-	if sa == nil {
-		return false
+	labels := t.Labels
+	if len(labels) == 0 {
+		labels = nil
 	}
-	w.body = append(w.body, func() jen.Code { return appCall("RunAs", sa.ref()) })
+	w.podLabels = maps.Clone(labels)
+	if maps.Equal(labels, want) {
+		t.Labels = nil
+		return ""
+	}
+	sel := w.selector
+	if !w.selectorSet {
+		sel = g.selector(w.name)
+	}
+	for k, v := range sel {
+		if isAppsKind(w.kind) && labels[k] != v {
+			return fmt.Sprintf("its pod labels lack the selector's %s=%s", k, v)
+		}
+	}
+	w.selection.addOpt(g.labelsOption("PodLabels", labels, w.name+"PodLabels", &w.selection))
+	t.Labels = nil
+	return ""
+}
+
+// takeRestart claims the pods' restart policy.
+func (g *gen) takeRestart(w *workload, spec *corev1.PodSpec, restart corev1.RestartPolicy) string {
+	p := spec.RestartPolicy
+	switch {
+	case p == restart:
+	case p == "":
+		return fmt.Sprintf("its pods have no restartPolicy, which the %s builder writes as %s", w.kind, restart)
+	case p == corev1.RestartPolicyAlways && restart != "":
+		return "its pods restart Always, which a Job may not"
+	case slices.Contains([]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}, p):
+		w.pod.add(appCall("RestartPolicy", jen.Lit(string(p))))
+	default:
+		return fmt.Sprintf("restart policy %q is not one Kubernetes knows", p)
+	}
+	spec.RestartPolicy = ""
+	return ""
+}
+
+// takeContainers claims the main container, the sidecars and the init
+// containers.
+func (g *gen) takeContainers(w *workload, spec *corev1.PodSpec) string {
+	if len(spec.Containers) == 0 {
+		return "its pods have no containers"
+	}
+	if why := g.takeContainer(w, &w.container, &spec.Containers[0], mainContainer, "containers[0]"); why != "" {
+		return why
+	}
+	for i := range spec.Containers[1:] {
+		if why := g.takeNested(w, &w.sidecars, "Sidecar", &spec.Containers[i+1], fmt.Sprintf("containers[%d]", i+1)); why != "" {
+			return why
+		}
+	}
+	for i := range spec.InitContainers {
+		if why := g.takeNested(w, &w.inits, "InitContainer", &spec.InitContainers[i], fmt.Sprintf("initContainers[%d]", i)); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// takeNested claims a sidecar or init container as app.Sidecar(name,
+// ...) or app.InitContainer(name, ...).
+func (g *gen) takeNested(w *workload, group *options, method string, c *corev1.Container, path string) string {
+	name := c.Name
+	if !validLabel(name) {
+		return fmt.Sprintf("container %q is not a DNS-1123 label", name)
+	}
+	role := sidecarContainer
+	if method == "InitContainer" {
+		role = initContainer
+	}
+	var o options
+	if why := g.takeContainer(w, &o, c, role, path); why != "" {
+		return why
+	}
+	group.refs, group.uses = append(group.refs, o.refs...), append(group.uses, o.uses...)
+	group.addOpt(func() jen.Code {
+		return appCallLong(method, append([]jen.Code{jen.Lit(name)}, o.render()...)...)
+	})
+	return ""
+}
+
+// takePodFields claims the pod fields the pod options set, each only when
+// its option would take the value; the rest is left for an Edit.
+func (g *gen) takePodFields(w *workload, spec *corev1.PodSpec) {
+	o := &w.pod
+	if n := spec.ServiceAccountName; n != "" && validSubdomain(n) {
+		if h := g.handles.get("ServiceAccount", n); h != nil {
+			ref := o.ref(h)
+			o.addOpt(func() jen.Code { return appCall("RunAs", ref()) })
+		} else {
+			o.add(appCall("RunAs", appCall("ServiceAccountRef", jen.Lit(n))))
+		}
+		spec.ServiceAccountName = ""
+	}
+	if a := spec.AutomountServiceAccountToken; a != nil {
+		o.add(appCall("AutomountToken", jen.Lit(*a)))
+		spec.AutomountServiceAccountToken = nil
+	}
+	if len(spec.NodeSelector) > 0 && labelsValid(spec.NodeSelector) {
+		o.add(appCall("NodeSelector", stringMap(spec.NodeSelector)))
+		spec.NodeSelector = nil
+	}
+	g.takePodStructs(o, spec)
+	g.takePodScalars(o, spec)
+}
+
+// takePodStructs claims the pod fields options take as k8s.io/api values.
+func (g *gen) takePodStructs(o *options, spec *corev1.PodSpec) {
+	l := &literal{}
+	if a := spec.Affinity; a != nil {
+		if s, ok := g.helperValue(a, "affinity"); ok {
+			v := o.value(g, s)
+			o.addOpt(func() jen.Code { return appCallLong("Affinity", v()) })
+			spec.Affinity = nil
+		}
+	}
+	if sc := spec.SecurityContext; sc != nil {
+		if s, ok := g.helperValue(sc, "podSecurity"); ok {
+			v := o.value(g, s)
+			o.addOpt(func() jen.Code { return appCallLong("PodSecurity", v()) })
+			spec.SecurityContext = nil
+		}
+	}
+	if ts := spec.Tolerations; len(ts) > 0 && !slices.ContainsFunc(ts, func(t corev1.Toleration) bool { return tolerationError(t) != "" }) {
+		if c, err := l.items(ts); err == nil {
+			o.add(appCallLong("Tolerations", c...))
+			spec.Tolerations = nil
+		}
+	}
+	if cs := spec.TopologySpreadConstraints; len(cs) > 0 && !slices.ContainsFunc(cs, func(c corev1.TopologySpreadConstraint) bool { return c.TopologyKey == "" || c.MaxSkew < 1 }) {
+		if c, err := l.items(cs); err == nil {
+			o.add(appCallLong("TopologySpread", c...))
+			spec.TopologySpreadConstraints = nil
+		}
+	}
+	if ps := spec.ImagePullSecrets; len(ps) > 0 && !slices.ContainsFunc(ps, func(r corev1.LocalObjectReference) bool { return !validSubdomain(r.Name) }) {
+		var names []jen.Code
+		for _, r := range ps {
+			names = append(names, jen.Lit(r.Name))
+		}
+		o.add(appCall("ImagePullSecrets", names...))
+		spec.ImagePullSecrets = nil
+	}
+}
+
+// takePodScalars claims the pod's scalar fields options set.
+func (g *gen) takePodScalars(o *options, spec *corev1.PodSpec) {
+	if t := spec.TerminationGracePeriodSeconds; t != nil && *t >= 0 {
+		o.add(appCall("TerminationGrace", jen.Lit(int(*t))))
+		spec.TerminationGracePeriodSeconds = nil
+	}
+	if p := spec.PriorityClassName; p != "" && validSubdomain(p) {
+		o.add(appCall("PriorityClass", jen.Lit(p)))
+		spec.PriorityClassName = ""
+	}
+	if spec.HostNetwork {
+		o.add(appCall("HostNetwork"))
+		spec.HostNetwork = false
+	}
+	if spec.HostPID {
+		o.add(appCall("HostPID"))
+		spec.HostPID = false
+	}
+	if p := spec.DNSPolicy; slices.Contains([]corev1.DNSPolicy{corev1.DNSClusterFirst, corev1.DNSClusterFirstWithHostNet, corev1.DNSDefault, corev1.DNSNone}, p) {
+		o.add(appCall("DNSPolicy", jen.Lit(string(p))))
+		spec.DNSPolicy = ""
+	}
+}
+
+// tolerationError mirrors the Tolerations option's check.
+func tolerationError(t corev1.Toleration) string {
+	switch {
+	case !slices.Contains([]corev1.TolerationOperator{"", corev1.TolerationOpExists, corev1.TolerationOpEqual}, t.Operator),
+		t.Operator == corev1.TolerationOpExists && t.Value != "",
+		!slices.Contains([]corev1.TaintEffect{"", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}, t.Effect),
+		t.Key == "" && t.Operator != corev1.TolerationOpExists:
+		return "invalid"
+	}
+	return ""
+}
+
+// labelsValid reports whether a map holds valid label keys and values.
+func labelsValid(m map[string]string) bool {
+	for k, v := range m {
+		if len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
+			return false
+		}
+	}
 	return true
 }
 
-// mounts turns volume mounts into Mount* and ClaimTemplate options, in
-// order, and returns the pod volumes those options make.
-func (g *gen) mounts(w *workload, mounts []corev1.VolumeMount, volumes []corev1.Volume, templates map[string]*claimTemplate) ([]corev1.Volume, bool) {
-	var made []corev1.Volume
-	var paths []string
-	next := 0
-	for _, m := range mounts {
-		if len(m.MountPath) == 0 || m.MountPath[0] != '/' || slices.Contains(paths, m.MountPath) || !plainMount(m) {
-			return nil, false
+// qualifiedKeys reports whether every key is a qualified name.
+func qualifiedKeys(m map[string]string) bool {
+	for k := range m {
+		if len(validation.IsQualifiedName(k)) > 0 {
+			return false
 		}
-		paths = append(paths, m.MountPath)
-		if t := templates[m.Name]; t != nil {
-			if t.mounted || t.order != next || m.ReadOnly {
-				return nil, false
-			}
-			t.mounted, next = true, next+1
-			w.body = append(w.body, fixed(appCall("ClaimTemplate", append([]jen.Code{jen.Lit(m.Name), jen.Lit(m.MountPath)}, t.opts...)...)))
-			continue
-		}
-		v, opt, ok := g.volumeMount(m, volumes)
-		if !ok {
-			return nil, false
-		}
-		if !slices.ContainsFunc(made, func(x corev1.Volume) bool { return x.Name == v.Name }) {
-			made = append(made, v)
-		}
-		w.body = append(w.body, opt)
 	}
-	return made, next == len(templates)
+	return true
 }
-
-// plainMount reports whether a mount sets only its name, path and
-// read-only flag.
-func plainMount(m corev1.VolumeMount) bool {
-	m.Name, m.MountPath, m.ReadOnly = "", "", false
-	return reflect.ValueOf(m).IsZero()
-}
-
-// volumeMount recognises MountConfig, MountSecret and MountClaim: the
-// volume they name, with the source and read-only flag they set.
-func (g *gen) volumeMount(m corev1.VolumeMount, volumes []corev1.Volume) (corev1.Volume, option, bool) {
-	i := slices.IndexFunc(volumes, func(v corev1.Volume) bool { return v.Name == m.Name })
-	if i < 0 || !validLabel(m.Name) {
-		return corev1.Volume{}, nil, false
-	}
-	v, path := volumes[i], jen.Lit(m.MountPath)
-	src := v.VolumeSource
-	var h *handle
-	var method string
-	switch {
-	case src.ConfigMap != nil && reflect.DeepEqual(*src.ConfigMap, corev1.ConfigMapVolumeSource{LocalObjectReference: src.ConfigMap.LocalObjectReference}) && m.ReadOnly:
-		h, method = g.handles.get("ConfigMap", src.ConfigMap.Name), "MountConfig"
-		src.ConfigMap = nil
-	case src.Secret != nil && reflect.DeepEqual(*src.Secret, corev1.SecretVolumeSource{SecretName: src.Secret.SecretName}) && m.ReadOnly:
-		h, method = g.handles.get("Secret", src.Secret.SecretName), "MountSecret"
-		src.Secret = nil
-	case src.PersistentVolumeClaim != nil && !src.PersistentVolumeClaim.ReadOnly && !m.ReadOnly:
-		h, method = g.handles.get("PersistentVolumeClaim", src.PersistentVolumeClaim.ClaimName), "MountClaim"
-		src.PersistentVolumeClaim = nil
-	}
-	if h == nil || m.Name != volumePrefix[method]+h.name || !reflect.ValueOf(src).IsZero() {
-		return corev1.Volume{}, nil, false
-	}
-	return v, func() jen.Code { return appCall(method, h.ref(), path) }, true
-}
-
-// volumePrefix is how each mount option names its volume.
-var volumePrefix = map[string]string{"MountConfig": "config-", "MountSecret": "secret-", "MountClaim": "claim-"}

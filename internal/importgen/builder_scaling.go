@@ -7,34 +7,36 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // autoscaler recognises a.Autoscaler(workload, min, max, metrics...): a
 // builder Deployment or StatefulSet that leaves its replicas to it.
-func (g *gen) autoscaler(obj runtime.Object) (built, bool) {
-	h := obj.(*autoscalingv2.HorizontalPodAutoscaler).DeepCopy()
+func (g *gen) autoscaler(d *decl) (built, string) {
+	h := d.typed.(*autoscalingv2.HorizontalPodAutoscaler).DeepCopy()
 	name, spec := h.Name, &h.Spec
 	w := g.handles.workload(name)
-	notes, ok := g.takeMeta(&h.ObjectMeta, name, name, true)
-	if w == nil || !ok || w.replicas || (w.kind != "Deployment" && w.kind != "StatefulSet") {
-		return built{}, false
+	var meta options
+	if why := g.takeMeta(&h.ObjectMeta, name, &meta, metaRules{labels: true, annotations: true}); why != "" {
+		return built{}, why
+	}
+	if w == nil || w.replicas || (w.kind != "Deployment" && w.kind != "StatefulSet") {
+		return built{}, "it does not scale a builder Deployment or StatefulSet of its name that leaves its replicas to it"
 	}
 	target := autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: w.kind, Name: name}
 	if spec.ScaleTargetRef != target || spec.MinReplicas == nil || *spec.MinReplicas < 1 || spec.MaxReplicas < *spec.MinReplicas {
-		return built{}, false
+		return built{}, "its target or replica range is not one app.Autoscaler writes"
 	}
 	metrics, ok := utilizations(spec.Metrics)
 	min, max := int(*spec.MinReplicas), int(spec.MaxReplicas)
 	spec.ScaleTargetRef, spec.MinReplicas, spec.MaxReplicas, spec.Metrics = autoscalingv2.CrossVersionObjectReference{}, nil, 0, nil
 	if !ok || !rest(h) {
-		return built{}, false
+		return built{}, "its metrics or behavior are not CPU and memory utilization"
 	}
-	return built{code: call("Autoscaler", func() []jen.Code {
+	return built{refs: []*handle{w}, uses: meta.uses, code: call("Autoscaler", func() []jen.Code {
 		args := []jen.Code{w.ref(), jen.Lit(min), jen.Lit(max)}
-		return append(append(args, metrics...), notes...)
-	})}, true
+		return append(append(args, metrics...), meta.render()...)
+	})}, ""
 }
 
 // utilizations turns CPU and memory utilization targets into
@@ -65,15 +67,16 @@ func utilizations(ms []autoscalingv2.MetricSpec) ([]jen.Code, bool) {
 
 // budget recognises a.DisruptionBudget(workload, app.MinAvailable(n)) and
 // MaxUnavailable.
-func (g *gen) budget(obj runtime.Object) (built, bool) {
-	b := obj.(*policyv1.PodDisruptionBudget).DeepCopy()
+func (g *gen) budget(d *decl) (built, string) {
+	b := d.typed.(*policyv1.PodDisruptionBudget).DeepCopy()
 	name, spec := b.Name, &b.Spec
 	w := g.handles.workload(name)
-	if _, ok := g.takeMeta(&b.ObjectMeta, name, name, false); w == nil || !ok {
-		return built{}, false
+	var o options
+	if why := g.takeMeta(&b.ObjectMeta, name, &o, metaRules{}); why != "" {
+		return built{}, why
 	}
-	if spec.Selector == nil || len(spec.Selector.MatchExpressions) > 0 || !maps.Equal(spec.Selector.MatchLabels, g.selector(name)) {
-		return built{}, false
+	if w == nil || spec.Selector == nil || len(spec.Selector.MatchExpressions) > 0 || !maps.Equal(spec.Selector.MatchLabels, w.selector) {
+		return built{}, "it does not select the pods of a builder workload of its name"
 	}
 	var budget jen.Code
 	switch {
@@ -82,13 +85,13 @@ func (g *gen) budget(obj runtime.Object) (built, bool) {
 	case countOnly(spec.MaxUnavailable) && spec.MinAvailable == nil:
 		budget = appCall("MaxUnavailable", jen.Lit(int(spec.MaxUnavailable.IntVal)))
 	default:
-		return built{}, false
+		return built{}, "its budget is not one pod count"
 	}
 	spec.Selector, spec.MinAvailable, spec.MaxUnavailable = nil, nil, nil
 	if !rest(b) {
-		return built{}, false
+		return built{}, "it has fields app.DisruptionBudget does not write"
 	}
-	return built{code: call("DisruptionBudget", func() []jen.Code { return []jen.Code{w.ref(), budget} })}, true
+	return built{refs: []*handle{w}, code: call("DisruptionBudget", func() []jen.Code { return []jen.Code{w.ref(), budget} })}, ""
 }
 
 // countOnly reports whether v is a pod count the budgets write.

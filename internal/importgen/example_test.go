@@ -8,8 +8,8 @@ import (
 	"github.com/pynenc/piceli/internal/importgen"
 )
 
-// A ConfigMap that was not made by the builders becomes a typed literal,
-// returned by a function in a file of its kind.
+// A ConfigMap that was not made by the builders still becomes a builder
+// call: its labels of its own are stated with app.Labels.
 func ExampleGenerate() {
 	cm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
@@ -26,21 +26,24 @@ func ExampleGenerate() {
 		return
 	}
 	fmt.Println(out.Forms)
-	fmt.Print(string(out.Files["configmap.go"]))
+	fmt.Print(string(out.Files["infra.go"]))
 	// Output:
-	// [literal]
+	// [builder]
+	// // Package web describes the web app for Piceli; piceli import wrote it
+	// // from k8s/settings.yaml. It is yours to edit: "piceli render --spec
+	// // release.toml" shows the manifests it makes.
 	// package web
 	//
-	// import (
-	// 	corev1 "k8s.io/api/core/v1"
-	// 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	// )
+	// import "github.com/pynenc/piceli/app"
 	//
-	// // settingsConfigMap returns ConfigMap/settings as it was imported.
-	// func settingsConfigMap() *corev1.ConfigMap {
-	// 	return &corev1.ConfigMap{
-	// 		ObjectMeta: metav1.ObjectMeta{Name: "settings", Labels: map[string]string{"app": "web"}},
-	// 		Data:       map[string]string{"LEVEL": "info"},
-	// 	}
+	// // Build declares the imported objects.
+	// func Build(ctx *app.Context) (*app.Composition, error) {
+	// 	a := app.New("web")
+	// 	a.ConfigMap(
+	// 		"settings",
+	// 		app.Data("LEVEL", "info"),
+	// 		app.Labels(map[string]string{"app": "web"}),
+	// 	)
+	// 	return a.Composition(ctx)
 	// }
 }

@@ -3,6 +3,7 @@ package importgen
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,12 @@ type gen struct {
 	handles handles
 	images  *imageNames
 	ids     *identifiers
+	values  values
+	// scope is the function being written ("" for Build), for shared
+	// values.
+	scope string
+	// items are Build's statements in order, once components are known.
+	items []item
 }
 
 func newGen(in Input) *gen {
@@ -66,6 +73,8 @@ func (g *gen) secrets() error {
 		}
 		if ok {
 			g.use(d, b)
+		} else {
+			d.reason = "it has no keys, and a Secret is declared by its keys' sources (a literal holds no value)"
 		}
 	}
 	return nil
@@ -81,10 +90,13 @@ func (g *gen) builders() {
 			}
 			r := recognizers[d.obj.GroupVersionKind().Group+"/"+d.obj.GroupVersionKind().Version+"/"+kind]
 			if r == nil {
+				d.reason = "the builders write " + kind + " in another API version"
 				continue
 			}
-			if b, ok := r(g, d.typed); ok {
+			if b, why := r(g, d); why == "" {
 				g.use(d, b)
+			} else {
+				d.reason = why
 			}
 		}
 	}
@@ -96,6 +108,18 @@ func (g *gen) use(d *decl, b built) {
 	if b.handle != nil {
 		g.handles.add(b.handle)
 	}
+}
+
+// zeroPaths returns the paths of the explicit zero values of d's
+// manifest under prefix.
+func (d *decl) zeroPaths(prefix string) []string {
+	var out []string
+	for _, p := range explicitZeros(d.obj.Object, reflect.TypeOf(d.typed).Elem()) {
+		if strings.HasPrefix(p, prefix+".") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // rest writes every other object as a literal when its type allows,

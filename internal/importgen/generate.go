@@ -80,6 +80,9 @@ type Output struct {
 	// Forms are the forms the objects were written in, index-aligned with
 	// Input.Objects.
 	Forms []Form
+	// Reasons say, index-aligned with Input.Objects, why an object is not
+	// a builder call ("" for those that are).
+	Reasons []string
 	// Images maps the names in [images] to image references.
 	Images map[string]string
 }
@@ -96,6 +99,10 @@ type decl struct {
 	noLiteral bool
 	form      Form
 	built     built // the builder call, for Builder
+	// reason says why the object is not a builder call, when it is not.
+	reason string
+	// scope is the component the object is declared in, "" for Build.
+	scope string
 }
 
 // Generate writes the module for in: go.mod, infra.go with Build, one Go

@@ -1,6 +1,9 @@
 package importgen_test
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,26 +46,34 @@ func generate(t *testing.T, objs []*unstructured.Unstructured, max importgen.For
 }
 
 // TestBuilderCallsOnlyWhereTheBuildersSayItExactly: builder output comes
-// back as builder calls; one field the builders cannot write makes that
-// object a literal, and so are the builder calls that would refer to it.
+// back as builder calls; labels of the object's own, a field no option
+// sets and a Service selecting pods by labels of its own stay builder
+// calls (Labels, Edit, ServiceSelecting); an object no builder call can
+// say is a literal, with the reason, and the calls that referred to it
+// do without it.
 func TestBuilderCallsOnlyWhereTheBuildersSayItExactly(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(objs []*unstructured.Unstructured) // objs: ConfigMap, Deployment, Service
 		want   []importgen.Form
+		says   []string // in the generated Go files
+		reason string   // of the Deployment, when it falls back
 	}{
-		{"as the builders wrote them", func([]*unstructured.Unstructured) {}, []importgen.Form{importgen.Builder, importgen.Builder, importgen.Builder}},
+		{"as the builders wrote them", func([]*unstructured.Unstructured) {}, []importgen.Form{importgen.Builder, importgen.Builder, importgen.Builder}, []string{`a.Service(web)`}, ""},
 		{"a label of its own", func(o []*unstructured.Unstructured) {
 			l := o[0].GetLabels()
 			l["team"] = "a"
 			o[0].SetLabels(l)
-		}, []importgen.Form{importgen.Literal, importgen.Literal, importgen.Literal}},
+		}, []importgen.Form{importgen.Builder, importgen.Builder, importgen.Builder}, []string{`"team":`, `app.Labels(`}, ""},
 		{"a container field no option sets", func(o []*unstructured.Unstructured) {
-			setContainer(o[1], "imagePullPolicy", "Always")
-		}, []importgen.Form{importgen.Builder, importgen.Literal, importgen.Literal}},
+			setContainer(o[1], "terminationMessagePath", "/dev/last-words")
+		}, []importgen.Form{importgen.Builder, importgen.Builder, importgen.Builder}, []string{`app.Edit(func(d *appsv1.Deployment) {`, `d.Spec.Template.Spec.Containers[0].TerminationMessagePath = "/dev/last-words"`}, ""},
 		{"a service selecting other pods", func(o []*unstructured.Unstructured) {
 			_ = unstructured.SetNestedStringMap(o[2].Object, map[string]string{"app": "web"}, "spec", "selector")
-		}, []importgen.Form{importgen.Builder, importgen.Builder, importgen.Literal}},
+		}, []importgen.Form{importgen.Builder, importgen.Builder, importgen.Builder}, []string{`a.ServiceSelecting(`, `map[string]string{"app": "web"}`}, ""},
+		{"a workload name no component can take", func(o []*unstructured.Unstructured) {
+			o[1].SetName("web.v1")
+		}, []importgen.Form{importgen.Builder, importgen.Literal, importgen.Builder}, []string{`a.ServiceSelecting(`}, `its name "web.v1" is not a DNS-1123 label`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,11 +82,31 @@ func TestBuilderCallsOnlyWhereTheBuildersSayItExactly(t *testing.T) {
 			out := generate(t, objs, "")
 			for i, want := range tt.want {
 				if out.Forms[i] != want {
-					t.Errorf("%s/%s: form %s, want %s", objs[i].GetKind(), objs[i].GetName(), out.Forms[i], want)
+					t.Errorf("%s/%s: form %s, want %s (%s)", objs[i].GetKind(), objs[i].GetName(), out.Forms[i], want, out.Reasons[i])
 				}
+			}
+			code := goFiles(out)
+			for _, s := range tt.says {
+				if !strings.Contains(code, s) {
+					t.Errorf("the Go files do not say %s:\n%s", s, code)
+				}
+			}
+			if !strings.Contains(out.Reasons[1], tt.reason) || (tt.reason == "") != (out.Reasons[1] == "") {
+				t.Errorf("the Deployment's reason is %q, want %q", out.Reasons[1], tt.reason)
 			}
 		})
 	}
+}
+
+// goFiles returns the generated Go files, in name order.
+func goFiles(out *importgen.Output) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(out.Files)) {
+		if strings.HasSuffix(name, ".go") {
+			fmt.Fprintf(&b, "// %s\n%s", name, out.Files[name])
+		}
+	}
+	return b.String()
 }
 
 func setContainer(u *unstructured.Unstructured, field, value string) {
@@ -94,8 +125,8 @@ func TestNoWaitComesBackAsNoWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := generate(t, []*unstructured.Unstructured{c.Objects()[0].Object.DeepCopy()}, "")
-	if infra := string(out.Files["infra.go"]); out.Forms[0] != importgen.Builder || !strings.Contains(infra, "app.NoWait()") || strings.Contains(infra, app.AnnotationWait) {
-		t.Errorf("form %s; infra.go:\n%s\nwant a builder call with app.NoWait()", out.Forms[0], infra)
+	if code := goFiles(out); out.Forms[0] != importgen.Builder || !strings.Contains(code, "app.NoWait()") || strings.Contains(code, app.AnnotationWait) {
+		t.Errorf("form %s; Go files:\n%s\nwant a builder call with app.NoWait()", out.Forms[0], code)
 	}
 }
 
@@ -130,8 +161,8 @@ func TestSecretValuesAreNeverWritten(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(string(out.Files["infra.go"]), `app.FromCluster("token", "creds", "token")`) {
-		t.Errorf("infra.go does not import token from the cluster:\n%s", out.Files["infra.go"])
+	if code := goFiles(out); !strings.Contains(code, `app.FromCluster("token", "creds", "token")`) {
+		t.Errorf("the Go files do not import token from the cluster:\n%s", code)
 	}
 }
 
@@ -141,4 +172,26 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestExplicitZeroValuesAreWrittenBack: a field set explicitly to its
+// zero value, which Go leaves out, comes back through app.Zero, on a
+// builder call and on a literal alike: whoever applies it owns it.
+func TestExplicitZeroValuesAreWrittenBack(t *testing.T) {
+	pc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": map[string]any{"name": "batch-low"},
+		"value": int64(1000), "globalDefault": false,
+	}}
+	objs := webApp(t)
+	_ = unstructured.SetNestedField(objs[1].Object, int64(0), "spec", "minReadySeconds")
+	out := generate(t, append(objs, pc), "")
+	if out.Forms[1] != importgen.Builder || out.Forms[3] != importgen.Literal {
+		t.Errorf("forms %v (%q), want the Deployment a builder call and the PriorityClass a literal", out.Forms, out.Reasons)
+	}
+	code := goFiles(out)
+	for _, want := range []string{`app.Zero("spec.minReadySeconds")`, `a.Object(batchLowPriorityClass(), app.Zero("globalDefault"))`} {
+		if !strings.Contains(code, want) {
+			t.Errorf("the Go files do not say %s:\n%s", want, code)
+		}
+	}
 }

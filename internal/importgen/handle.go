@@ -10,18 +10,21 @@ import (
 // ConfigMap, a Secret, a claim, a service account, a role or a service.
 type handle struct {
 	kind, name string
-	ident      string   // its variable in Build, set by output
+	ident      string   // its variable, set by output
 	used       bool     // another call refers to it
 	keys       []string // ConfigMap and Secret keys
 	ports      []port   // workload and Service ports
 	replicas   bool     // a workload that sets its replicas
+	// selector and podLabels are a workload's: what selects its pods and
+	// what they carry.
+	selector, podLabels map[string]string
 }
 
 // port is a declared container or Service port.
 type port struct {
 	name     string
 	number   int32
-	protocol string
+	protocol string // "TCP" when none is written
 }
 
 // ref returns an expression naming h's variable once Build is written,
@@ -37,6 +40,16 @@ func (h *handle) hasKey(k string) bool { return slices.Contains(h.keys, k) }
 func (h *handle) port(n int32) (port, bool) {
 	for _, p := range h.ports {
 		if p.number == n {
+			return p, true
+		}
+	}
+	return port{}, false
+}
+
+// namedPort returns the declared port named name.
+func (h *handle) namedPort(name string) (port, bool) {
+	for _, p := range h.ports {
+		if p.name == name {
 			return p, true
 		}
 	}
@@ -60,4 +73,4 @@ func (hs handles) workload(name string) *handle {
 	return nil
 }
 
-var workloadKinds = []string{"Deployment", "StatefulSet", "Job", "CronJob"}
+var workloadKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"}

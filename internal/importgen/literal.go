@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -32,11 +33,13 @@ const (
 var errUnsupported = errors.New("no Go literal for this type")
 
 var (
-	quantityType    = reflect.TypeFor[resource.Quantity]()
-	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
-	timeType        = reflect.TypeFor[metav1.Time]()
-	durationType    = reflect.TypeFor[metav1.Duration]()
-	typeMetaType    = reflect.TypeFor[metav1.TypeMeta]()
+	quantityType     = reflect.TypeFor[resource.Quantity]()
+	intOrStringType  = reflect.TypeFor[intstr.IntOrString]()
+	timeType         = reflect.TypeFor[metav1.Time]()
+	durationType     = reflect.TypeFor[metav1.Duration]()
+	typeMetaType     = reflect.TypeFor[metav1.TypeMeta]()
+	microTimeType    = reflect.TypeFor[metav1.MicroTime]()
+	rawExtensionType = reflect.TypeFor[runtime.RawExtension]()
 	// imageHolders are the struct types whose Image field names a
 	// container image, written as ctx.Image(name).
 	imageHolders = []reflect.Type{reflect.TypeFor[corev1.Container](), reflect.TypeFor[corev1.EphemeralContainerCommon]()}
@@ -189,6 +192,24 @@ func (l *literal) field(owner reflect.Type, f reflect.StructField, v reflect.Val
 	}
 	return l.expr(v)
 }
+
+// items writes each item of a slice as a typed composite literal, for an
+// option that takes them as arguments.
+func (l *literal) items(slice any) ([]jen.Code, error) {
+	v := reflect.ValueOf(slice)
+	out := make([]jen.Code, v.Len())
+	for i := range v.Len() {
+		c, err := l.composite(v.Index(i), true)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// reflectOf is reflect.ValueOf, for the literal writer's callers.
+func reflectOf(v any) reflect.Value { return reflect.ValueOf(v) }
 
 // slice writes []T{...}, struct elements with their type elided.
 func (l *literal) slice(v reflect.Value) (jen.Code, error) {
