@@ -23,13 +23,13 @@ type edit struct {
 // declaration, in the order given; an Edit whose type is not the builder's
 // is reported, naming both.
 func Edit[T any](f func(*T)) CommonOption {
-	return func(c *common) {
+	return CommonOption{set: func(c *common) {
 		if f == nil {
 			c.errs = append(c.errs, "Edit function is nil")
 			return
 		}
 		c.edits = append(c.edits, edit{typ: reflect.TypeFor[*T](), fn: func(obj any) { f(obj.(*T)) }})
-	}
+	}}
 }
 
 // Zero keeps fields at their zero value (false, 0 or "") in the object's
@@ -42,7 +42,7 @@ func Edit[T any](f func(*T)) CommonOption {
 // string field of the object's Go type that the options and edits left at
 // zero, inside lists the object has.
 func Zero(paths ...string) CommonOption {
-	return func(c *common) { c.zeros = append(c.zeros, paths...) }
+	return CommonOption{set: func(c *common) { c.zeros = append(c.zeros, paths...) }}
 }
 
 // finish applies a builder object's edits and checks its zero paths,

@@ -11,8 +11,8 @@ import (
 func (a *App) Namespace(name string, opts ...CommonOption) {
 	var c common
 	for _, o := range opts {
-		if o != nil {
-			o(&c)
+		if o.set != nil {
+			o.set(&c)
 		}
 	}
 	a.reportName("Namespace", name, dnsLabel)

@@ -44,8 +44,8 @@ func (a *App) Object(obj runtime.Object, opts ...CommonOption) {
 	}
 	var c common
 	for _, o := range opts {
-		if o != nil {
-			o(&c)
+		if o.set != nil {
+			o.set(&c)
 		}
 	}
 	a.finish(obj, &c)

@@ -53,24 +53,24 @@ type common struct {
 }
 
 // CommonOption is accepted by every builder: DependsOn, Annotation,
-// NoWait, Labels, Zero and Edit.
-type CommonOption func(*common)
+// NoWait, Labels, Zero and Edit make one.
+type CommonOption struct{ set func(*common) }
 
-func (o CommonOption) applyService(s *serviceSpec)               { o(&s.common) }
-func (o CommonOption) applyConfigMap(c *configMapSpec)           { o(&c.common) }
-func (o CommonOption) applySecret(s *secretSpec)                 { o(&s.common) }
-func (o CommonOption) applyClaim(c *claimSpec)                   { o(&c.common) }
-func (o CommonOption) applyAutoscaler(s *autoscalerSpec)         { o(&s.common) }
-func (o CommonOption) applyIngress(s *ingressSpec)               { o(&s.common) }
-func (o CommonOption) applyServiceAccount(s *serviceAccountSpec) { o(&s.common) }
-func (o CommonOption) applyRoute(r *routeSpec)                   { o(&r.common) }
+func (o CommonOption) applyService(s *serviceSpec)               { o.set(&s.common) }
+func (o CommonOption) applyConfigMap(c *configMapSpec)           { o.set(&c.common) }
+func (o CommonOption) applySecret(s *secretSpec)                 { o.set(&s.common) }
+func (o CommonOption) applyClaim(c *claimSpec)                   { o.set(&c.common) }
+func (o CommonOption) applyAutoscaler(s *autoscalerSpec)         { o.set(&s.common) }
+func (o CommonOption) applyIngress(s *ingressSpec)               { o.set(&s.common) }
+func (o CommonOption) applyServiceAccount(s *serviceAccountSpec) { o.set(&s.common) }
+func (o CommonOption) applyRoute(r *routeSpec)                   { o.set(&r.common) }
 
 func (o CommonOption) applyWorkload(w *Workload) {
 	if w.cur != w.main {
 		w.fail("workload options (DependsOn, Annotation, NoWait, Labels, Zero, Edit) apply to the workload, not to one container")
 		return
 	}
-	o(&w.common)
+	o.set(&w.common)
 }
 
 // DependsOn records explicit dependencies: Piceli applies the named
@@ -79,24 +79,24 @@ func (o CommonOption) applyWorkload(w *Workload) {
 // Nil handles are ignored; ordering by kind (config before workloads, ...)
 // needs no DependsOn.
 func DependsOn(handles ...Handle) CommonOption {
-	return func(c *common) {
+	return CommonOption{set: func(c *common) {
 		for _, h := range handles {
 			if h != nil && !slices.Contains(c.deps, h.Name()) {
 				c.deps = append(c.deps, h.Name())
 			}
 		}
-	}
+	}}
 }
 
 // Annotation adds an annotation to the declared object (for a workload, to
 // the workload object, not its pods: see PodAnnotations).
 func Annotation(key, value string) CommonOption {
-	return func(c *common) {
+	return CommonOption{set: func(c *common) {
 		if c.annotations == nil {
 			c.annotations = map[string]string{}
 		}
 		c.annotations[key] = value
-	}
+	}}
 }
 
 // Labels gives the declared object exactly these labels instead of the
@@ -106,13 +106,13 @@ func Annotation(key, value string) CommonOption {
 // a workload's pods is Selector, what they carry PodLabels. The map is
 // copied.
 func Labels(labels map[string]string) CommonOption {
-	return func(c *common) {
+	return CommonOption{set: func(c *common) {
 		c.errs = append(c.errs, labelErrors("labels", labels)...)
 		c.labels, c.labelsSet = maps.Clone(labels), true
 		if len(c.labels) == 0 {
 			c.labels = nil
 		}
-	}
+	}}
 }
 
 // NoWait makes Piceli apply the declared object in its wave without waiting

@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -41,10 +42,10 @@ func (r *runner) applyStages(ctx context.Context) error {
 	r.mu.Unlock()
 	start := time.Now()
 	r.applyStart = start
-	if err := r.w.append(Record{Type: recStageStarted, Stage: StageApply, Inputs: inputs}); err != nil {
+	if err := r.w.append(Record{Type: RecordStageStarted, Stage: StageApply, Inputs: inputs}); err != nil {
 		return err
 	}
-	r.emit(release.Event{Kind: StageStarted, Stage: string(StageApply)})
+	r.emit(progress.Event{Kind: StageStarted, Stage: string(StageApply)})
 	res, err := r.engineRun(ctx)
 	if res != nil {
 		r.run, r.rev = res.Run, res.Revision
@@ -55,16 +56,16 @@ func (r *runner) applyStages(ctx context.Context) error {
 // engineRun applies the plan, or resumes the engine's run of it when an
 // earlier attempt of this deploy started one.
 func (r *runner) engineRun(ctx context.Context) (*release.Result, error) {
-	opts := release.RunOptions{Interrupt: r.opts.Interrupt, SkipChecks: r.opts.Until == StageApply}
+	opts := release.RunOptions{Interrupt: r.opts.Interrupt, SkipChecks: r.opts.Until == StageApply, Events: r.onEvent}
 	if r.prev != nil {
 		if _, ok := r.prev.Stage(StageApply); ok {
-			st, err := r.rel.Status(ctx, release.StatusOptions{})
+			st, err := r.rel.Run(ctx, "")
 			if err != nil {
 				return nil, err
 			}
 			if run := st.Run; run != nil && hashMatches(run.Plan, r.plan) && (r.prev.Run == "" || r.prev.Run == run.ID) {
-				r.note(fmt.Sprintf("continuing run %s (%s)", run.ID, run.Status))
-				if run.Status == string(release.StatusFinished) {
+				r.note(fmt.Sprintf("continuing run %s (%s)", run.ID, run.Phase))
+				if run.Phase == release.PhaseFinished {
 					return finishedRun(run.ID, st), nil
 				}
 				return r.rel.Resume(ctx, opts)
@@ -74,8 +75,8 @@ func (r *runner) engineRun(ctx context.Context) (*release.Result, error) {
 	return r.rel.Apply(ctx, r.plan, opts)
 }
 
-func finishedRun(id string, st *release.Status) *release.Result {
-	res := &release.Result{Run: id, Status: release.StatusFinished}
+func finishedRun(id string, st *release.RunReport) *release.Result {
+	res := &release.Result{Run: id, Phase: release.PhaseFinished}
 	if st.Latest != nil && st.Latest.Run == id {
 		res.Revision = st.Latest.Number
 	}
@@ -118,10 +119,10 @@ func (r *runner) skipBoth(ctx context.Context, inputs string) error {
 func (r *runner) skipStage(st Stage, inputs, reason string) error {
 	_, span := r.tel.Tracer().Start(r.traced.ctx, "stage "+string(st))
 	defer span.End()
-	if err := r.w.append(Record{Type: recStageStarted, Stage: st, Inputs: inputs}); err != nil {
+	if err := r.w.append(Record{Type: RecordStageStarted, Stage: st, Inputs: inputs}); err != nil {
 		return err
 	}
-	r.emit(release.Event{Kind: StageStarted, Stage: string(st)})
+	r.emit(progress.Event{Kind: StageStarted, Stage: string(st)})
 	return r.stageEnded(st, span, time.Now(), step{inputs: inputs, skip: reason}, nil)
 }
 
@@ -135,10 +136,10 @@ func (r *runner) beginChecks() {
 	}
 	r.checks.started, r.checks.start = true, time.Now()
 	r.mu.Unlock()
-	r.w.append(Record{Type: recStageFinished, Stage: StageApply, Inputs: r.plan, Outcome: OutcomeDone})
-	r.emit(release.Event{Kind: StageFinished, Stage: string(StageApply), Result: string(OutcomeDone), DurationMS: time.Since(r.applyStart).Milliseconds()})
-	r.w.append(Record{Type: recStageStarted, Stage: StageChecks, Inputs: r.plan})
-	r.emit(release.Event{Kind: StageStarted, Stage: string(StageChecks)})
+	r.w.append(Record{Type: RecordStageFinished, Stage: StageApply, Inputs: r.plan, Outcome: OutcomeDone})
+	r.emit(progress.Event{Kind: StageFinished, Stage: string(StageApply), Result: string(OutcomeDone), DurationMS: time.Since(r.applyStart).Milliseconds()})
+	r.w.append(Record{Type: RecordStageStarted, Stage: StageChecks, Inputs: r.plan})
+	r.emit(progress.Event{Kind: StageStarted, Stage: string(StageChecks)})
 	ctx, span := r.tel.Tracer().Start(r.traced.ctx, "stage "+string(StageChecks))
 	r.mu.Lock()
 	r.checks.span, r.checks.ctx = span, ctx
@@ -155,4 +156,4 @@ func (r *runner) endChecks(ct checkTracker, inputs string, err error) error {
 	return r.stageEnded(StageChecks, ct.span, ct.start, step{inputs: inputs}, out)
 }
 
-func (r *runner) note(msg string) { r.emit(release.Event{Kind: release.Note, Message: msg}) }
+func (r *runner) note(msg string) { r.emit(progress.Event{Kind: progress.Note, Message: msg}) }

@@ -14,6 +14,8 @@ import (
 	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/internal/telemetry"
+	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -44,9 +46,10 @@ type Options struct {
 	// OTLPEndpoint replaces [telemetry] otlp_endpoint when set.
 	OTLPEndpoint string
 	// Events receives the deploy's progress: StageStarted and
-	// StageFinished, and the release's events of its apply stage. It is
-	// called from several goroutines; nil drops them.
-	Events func(release.Event)
+	// StageFinished, and the release's events of its apply stage, one at
+	// a time: Run serialises them, so the handler needs no lock. Nil drops
+	// them.
+	Events func(progress.Event)
 	// Log receives the build's and delivery's lines; nil discards them.
 	Log io.Writer
 	// AllowExec lets the kubeconfig's exec credential plugin run.
@@ -59,8 +62,8 @@ type Options struct {
 
 // The kinds of event a deploy adds to the release's.
 const (
-	StageStarted  = release.EventKind("stage-started")  // Stage
-	StageFinished = release.EventKind("stage-finished") // Stage, Result (done, skipped, failed), Message (why skipped), DurationMS, Error
+	StageStarted  = progress.Kind("stage-started")  // Stage
+	StageFinished = progress.Kind("stage-finished") // Stage, Result (done, skipped, failed), Message (why skipped), DurationMS, Error
 )
 
 // Result is how a deploy ended.
@@ -70,8 +73,19 @@ type Result struct {
 	Plan      string // the plan hash, once planned or approved
 	Revision  int    // the release revision the apply stage made, once finished
 	State     *State
-	Telemetry telemetry.Report
+	Telemetry TelemetryReport
 }
+
+// TelemetryReport says how a deploy's telemetry export went.
+type TelemetryReport struct {
+	Endpoint string        `json:"endpoint,omitempty"` // the OTLP endpoint; empty when telemetry is off
+	Took     time.Duration `json:"took"`               // how long the export's shutdown took
+	Error    string        `json:"error,omitempty"`    // the first export error, or that the bound was reached
+}
+
+// String is the report as one line: "off", "sent to URL in 12ms" or
+// "URL: not sent: why".
+func (r TelemetryReport) String() string { return telemetry.Report(r).String() }
 
 // RefusedError is a deploy refused before it changed anything: bad
 // options, nothing to resume, another deploy of the release running.
@@ -96,15 +110,12 @@ func IsRefused(err error) bool {
 // applied. Run again with Options.Approve set to Plan.Hash to continue.
 type ApprovalRequiredError struct {
 	ID   string
-	Plan *release.Plan
+	Plan *plan.Plan
 }
 
 func (e *ApprovalRequiredError) Error() string {
-	return fmt.Sprintf("deploy %s: approval required: nothing was applied; approve plan %s", e.ID, release.ShortHash(e.Plan.Hash))
+	return fmt.Sprintf("deploy %s: approval required: nothing was applied; approve plan %s", e.ID, plan.ShortHash(e.Plan.Hash))
 }
-
-// Unwrap is the release's own approval error, for callers that branch on it.
-func (e *ApprovalRequiredError) Unwrap() error { return &release.ApprovalRequiredError{Plan: e.Plan} }
 
 // Run deploys the release at specPath: inputs, build, deliver, plan, then
 // (with an approved hash) apply and checks, each stage journaled before it
@@ -113,7 +124,7 @@ func (e *ApprovalRequiredError) Unwrap() error { return &release.ApprovalRequire
 // stage that fails ends the deploy; Resume continues it. Telemetry export
 // adds at most its timeout to the deploy and never fails it.
 func Run(ctx context.Context, specPath string, opts Options) (*Result, error) {
-	r := &runner{opts: opts, spans: map[string]spanEnd{}}
+	r := &runner{opts: opts, events: progress.Serial(opts.Events), spans: map[string]spanEnd{}}
 	if err := r.open(ctx, specPath); err != nil {
 		return nil, err
 	}
@@ -132,6 +143,7 @@ func Run(ctx context.Context, specPath string, opts Options) (*Result, error) {
 // runner is one Run: what it read before starting, then its journal.
 type runner struct {
 	opts      Options
+	events    func(progress.Event) // opts.Events, serialised
 	rel       *release.Release
 	spec      *spec.Spec
 	buildSpec string // build.toml beside the spec, "" when no image is built
@@ -149,8 +161,8 @@ type runner struct {
 	traced  tracing
 	spans   map[string]spanEnd
 	checks  checkTracker
-	plan    string        // the plan to apply: approved, or made by the plan stage
-	planned *release.Plan // the plan the plan stage made
+	plan    string     // the plan to apply: approved, or made by the plan stage
+	planned *plan.Plan // the plan the plan stage made
 	built   *Outputs
 	rev     int
 	run     string // the engine's run of the apply stage
@@ -176,7 +188,7 @@ func (r *runner) open(ctx context.Context, specPath string) error {
 			return refusef("--otlp-endpoint: %v", err)
 		}
 	}
-	rel, err := release.Open(specPath, release.Options{Log: r.opts.Log, Events: r.onEvent, AllowExec: r.opts.AllowExec})
+	rel, err := release.Open(specPath, release.Options{Log: r.opts.Log, AllowExec: r.opts.AllowExec})
 	if err != nil {
 		return err
 	}
@@ -334,7 +346,7 @@ func (r *runner) openJournal() error {
 			return err
 		}
 		r.w = w
-		return r.w.append(Record{Type: recStarted, ID: r.id, Release: r.rel.Name(), Holder: holder})
+		return r.w.append(Record{Type: RecordStarted, ID: r.id, Release: r.rel.Name(), Holder: holder})
 	}
 	w, recs, err := openJournal(path)
 	if err != nil {
@@ -344,7 +356,7 @@ func (r *runner) openJournal() error {
 	if r.prev, err = Replay(recs); err != nil {
 		return err
 	}
-	return r.w.append(Record{Type: recResumed, Holder: holder})
+	return r.w.append(Record{Type: RecordResumed, Holder: holder})
 }
 
 func (r *runner) unlock() {
@@ -356,8 +368,8 @@ func (r *runner) unlock() {
 	}
 }
 
-func (r *runner) emit(e release.Event) {
-	if r.opts.Events != nil {
-		r.opts.Events(e)
+func (r *runner) emit(e progress.Event) {
+	if r.events != nil {
+		r.events(e)
 	}
 }

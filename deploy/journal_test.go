@@ -16,8 +16,8 @@ func TestJournalRepairsTornTailAndRefusesCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := []Record{{Type: recStarted, ID: "d1"}, {Type: recStageStarted, Stage: StageBuild, Inputs: "sha256:aa"},
-		{Type: recStageFinished, Stage: StageBuild, Inputs: "sha256:aa", Outcome: OutcomeDone}}
+	recs := []Record{{Type: RecordStarted, ID: "d1"}, {Type: RecordStageStarted, Stage: StageBuild, Inputs: "sha256:aa"},
+		{Type: RecordStageFinished, Stage: StageBuild, Inputs: "sha256:aa", Outcome: OutcomeDone}}
 	for _, r := range recs {
 		if err := w.append(r); err != nil {
 			t.Fatal(err)
@@ -46,13 +46,13 @@ func TestJournalRepairsTornTailAndRefusesCorruption(t *testing.T) {
 
 func TestReplayFoldsStagesAndResumes(t *testing.T) {
 	recs := []Record{
-		{Type: recStarted, ID: "d1", Release: "r"},
-		{Type: recStageStarted, Stage: StageBuild, Inputs: "sha256:aa"},
-		{Type: recStageFinished, Stage: StageBuild, Inputs: "sha256:aa", Outcome: OutcomeDone, Outputs: &Outputs{Images: []Image{{Name: "web", Reference: "x@sha256:1"}}}},
-		{Type: recStageStarted, Stage: StageDeliver, Inputs: "sha256:bb"},
-		{Type: recResumed},
-		{Type: recStageStarted, Stage: StageBuild, Inputs: "sha256:aa"},
-		{Type: recStageFinished, Stage: StageBuild, Inputs: "sha256:aa", Outcome: OutcomeSkipped, Reason: "unchanged"},
+		{Type: RecordStarted, ID: "d1", Release: "r"},
+		{Type: RecordStageStarted, Stage: StageBuild, Inputs: "sha256:aa"},
+		{Type: RecordStageFinished, Stage: StageBuild, Inputs: "sha256:aa", Outcome: OutcomeDone, Outputs: &Outputs{Images: []Image{{Name: "web", Reference: "x@sha256:1"}}}},
+		{Type: RecordStageStarted, Stage: StageDeliver, Inputs: "sha256:bb"},
+		{Type: RecordResumed},
+		{Type: RecordStageStarted, Stage: StageBuild, Inputs: "sha256:aa"},
+		{Type: RecordStageFinished, Stage: StageBuild, Inputs: "sha256:aa", Outcome: OutcomeSkipped, Reason: "unchanged"},
 	}
 	st, err := Replay(recs)
 	if err != nil {
@@ -74,7 +74,7 @@ func TestReplayFoldsStagesAndResumes(t *testing.T) {
 	if st.Status != StatusRunning || st.Resumes != 1 {
 		t.Errorf("Replay() status %s, resumes %d; want running, 1", st.Status, st.Resumes)
 	}
-	if _, err := Replay([]Record{{Type: recStarted}, {Type: recStageFinished, Stage: StagePlan}}); err == nil {
+	if _, err := Replay([]Record{{Type: RecordStarted}, {Type: RecordStageFinished, Stage: StagePlan}}); err == nil {
 		t.Errorf("Replay() of a stage that finished without starting succeeded")
 	}
 }

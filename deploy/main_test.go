@@ -9,7 +9,7 @@ import (
 
 	"github.com/pynenc/piceli/deploy"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // childSpec, set in a test binary's environment, makes it a deploy
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 
 func child(spec string) int {
 	enc := json.NewEncoder(os.Stdout)
-	_, err := deploy.Run(context.Background(), spec, deploy.Options{Approve: os.Getenv("PICELI_DEPLOY_APPROVE"), Events: func(e release.Event) { enc.Encode(e) }})
+	_, err := deploy.Run(context.Background(), spec, deploy.Options{Approve: os.Getenv("PICELI_DEPLOY_APPROVE"), Events: func(e progress.Event) { enc.Encode(e) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

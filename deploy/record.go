@@ -32,18 +32,20 @@ func ParseStage(s string) (Stage, error) {
 	return "", fmt.Errorf("unknown stage %q: want one of inputs, build, deliver, plan, apply, checks", s)
 }
 
-// recordType says what a record of a deploy's journal says happened.
-type recordType string
+// RecordType says what a record of a deploy's journal says happened;
+// the Record constants are its values.
+type RecordType string
 
+// The records of a deploy's journal, in the order a deploy writes them.
 const (
-	recStarted       recordType = "deploy-started"  // ID, Release, Holder
-	recResumed       recordType = "deploy-resumed"  // Holder
-	recStageStarted  recordType = "stage-started"   // Stage, Inputs: written before the stage does anything
-	recStageFinished recordType = "stage-finished"  // Stage, Inputs, Outcome, Reason and the stage's outputs
-	recStageFailed   recordType = "stage-failed"    // Stage, Error
-	recRun           recordType = "apply-run"       // Run: the engine's run of the apply stage
-	recEnded         recordType = "deploy-ended"    // Status, Error
-	recTelemetry     recordType = "telemetry-ended" // Telemetry
+	RecordStarted       RecordType = "deploy-started"  // ID, Release, Holder
+	RecordResumed       RecordType = "deploy-resumed"  // Holder
+	RecordStageStarted  RecordType = "stage-started"   // Stage, Inputs: written before the stage does anything
+	RecordStageFinished RecordType = "stage-finished"  // Stage, Inputs, Outcome, Reason and the stage's outputs
+	RecordStageFailed   RecordType = "stage-failed"    // Stage, Error
+	RecordRun           RecordType = "apply-run"       // Run: the engine's run of the apply stage
+	RecordEnded         RecordType = "deploy-ended"    // Status, Error
+	RecordTelemetry     RecordType = "telemetry-ended" // Telemetry
 )
 
 // Outcome is how a stage that did not fail ended.
@@ -59,7 +61,7 @@ const (
 // are empty.
 type Record struct {
 	Seq     int64      `json:"seq"`
-	Type    recordType `json:"type"`
+	Type    RecordType `json:"type"`
 	Time    time.Time  `json:"time"`
 	ID      string     `json:"id,omitempty"`
 	Release string     `json:"release,omitempty"`
@@ -184,27 +186,27 @@ func Replay(recs []Record) (*State, error) {
 }
 
 func (s *State) apply(r Record, i int) error {
-	if i == 0 && r.Type != recStarted {
-		return fmt.Errorf("a journal must start with %s", recStarted)
+	if i == 0 && r.Type != RecordStarted {
+		return fmt.Errorf("a journal must start with %s", RecordStarted)
 	}
 	switch r.Type {
-	case recStarted:
+	case RecordStarted:
 		if i != 0 {
-			return fmt.Errorf("%s after the first record", recStarted)
+			return fmt.Errorf("%s after the first record", RecordStarted)
 		}
 		s.ID, s.Release, s.Started, s.Status = r.ID, r.Release, r.Time, StatusRunning
-	case recResumed:
+	case RecordResumed:
 		s.Resumes++
 		s.Status, s.Error, s.Ended = StatusRunning, "", time.Time{}
-	case recStageStarted:
+	case RecordStageStarted:
 		s.startStage(r)
-	case recStageFinished, recStageFailed:
+	case RecordStageFinished, RecordStageFailed:
 		return s.endStage(r)
-	case recRun:
+	case RecordRun:
 		s.Run = r.Run
-	case recEnded:
+	case RecordEnded:
 		s.Status, s.Error, s.Ended = r.Status, r.Error, r.Time
-	case recTelemetry:
+	case RecordTelemetry:
 		s.Telemetry = r.Telemetry
 	default:
 		return fmt.Errorf("unknown record type")
@@ -232,7 +234,7 @@ func (s *State) endStage(r Record) error {
 	st := &s.Stages[i]
 	st.Finished, st.Reason, st.Error, st.Outputs = r.Time, r.Reason, r.Error, r.Outputs
 	st.Status = string(r.Outcome)
-	if r.Type == recStageFailed {
+	if r.Type == RecordStageFailed {
 		st.Status = "failed"
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -152,7 +153,7 @@ func startChild(t *testing.T, p project, approve string) *childDeploy {
 func (c *childDeploy) waitFor(t *testing.T, kind string) bool {
 	t.Helper()
 	for c.lines.Scan() {
-		var e release.Event
+		var e progress.Event
 		if json.Unmarshal(c.lines.Bytes(), &e) == nil && string(e.Kind) == kind {
 			return true
 		}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -70,10 +72,10 @@ func (r *runner) stage(ctx context.Context, st Stage, prep func(context.Context)
 		}
 	}
 	start := time.Now()
-	if werr := r.w.append(Record{Type: recStageStarted, Stage: st, Inputs: s.inputs}); werr != nil {
+	if werr := r.w.append(Record{Type: RecordStageStarted, Stage: st, Inputs: s.inputs}); werr != nil {
 		return nil, werr
 	}
-	r.emit(release.Event{Kind: StageStarted, Stage: string(st)})
+	r.emit(progress.Event{Kind: StageStarted, Stage: string(st)})
 	span.SetAttributes(attribute.String("piceli.stage", string(st)), attribute.String("piceli.inputs", s.inputs))
 	var out *Outputs
 	switch {
@@ -96,15 +98,15 @@ func (r *runner) stageEnded(st Stage, span spanner, start time.Time, s step, out
 		span.SetAttributes(attribute.String("piceli.skipped", s.skip))
 	}
 	span.SetAttributes(attribute.String("piceli.outcome", string(outcome)))
-	r.emit(release.Event{Kind: StageFinished, Stage: string(st), Result: string(outcome), Message: s.skip, DurationMS: time.Since(start).Milliseconds()})
-	return r.w.append(Record{Type: recStageFinished, Stage: st, Inputs: s.inputs, Outcome: outcome, Reason: s.skip, Outputs: out})
+	r.emit(progress.Event{Kind: StageFinished, Stage: string(st), Result: string(outcome), Message: s.skip, DurationMS: time.Since(start).Milliseconds()})
+	return r.w.append(Record{Type: RecordStageFinished, Stage: st, Inputs: s.inputs, Outcome: outcome, Reason: s.skip, Outputs: out})
 }
 
 func (r *runner) stageFailed(st Stage, span spanner, start time.Time, err error) error {
 	msg := redact(err.Error())
 	span.SetStatus(codes.Error, msg)
-	r.emit(release.Event{Kind: StageFinished, Stage: string(st), Result: "failed", DurationMS: time.Since(start).Milliseconds(), Error: msg})
-	if werr := r.w.append(Record{Type: recStageFailed, Stage: st, Error: msg}); werr != nil {
+	r.emit(progress.Event{Kind: StageFinished, Stage: string(st), Result: "failed", DurationMS: time.Since(start).Milliseconds(), Error: msg})
+	if werr := r.w.append(Record{Type: RecordStageFailed, Stage: st, Error: msg}); werr != nil {
 		return errors.Join(err, werr)
 	}
 	return err
@@ -234,18 +236,18 @@ func (r *runner) planStage(ctx context.Context) (step, error) {
 		if r.prev != nil {
 			if p, ok := r.prev.Stage(StagePlan); ok && p.Outputs != nil && p.Outputs.Plan != "" {
 				if !hashMatches(p.Outputs.Plan, r.opts.Approve) {
-					return s, refusef("deploy %s planned %s, not %s: approve that plan, or start a new deploy", r.id, release.ShortHash(p.Outputs.Plan), r.opts.Approve)
+					return s, refusef("deploy %s planned %s, not %s: approve that plan, or start a new deploy", r.id, plan.ShortHash(p.Outputs.Plan), r.opts.Approve)
 				}
 				r.plan = p.Outputs.Plan
 			}
 		}
-		s.skip, s.out = "plan "+release.ShortHash(r.plan)+" approved; the apply stage checks it against a fresh plan", &Outputs{Plan: r.plan}
+		s.skip, s.out = "plan "+plan.ShortHash(r.plan)+" approved; the apply stage checks it against a fresh plan", &Outputs{Plan: r.plan}
 		return s, nil
 	}
 	if r.prev != nil {
 		if a, ok := r.prev.Stage(StageApply); ok && a.Inputs != "" {
 			r.plan = a.Inputs
-			s.skip, s.out = "plan "+release.ShortHash(a.Inputs)+" was approved and its apply started before the interruption", &Outputs{Plan: a.Inputs}
+			s.skip, s.out = "plan "+plan.ShortHash(a.Inputs)+" was approved and its apply started before the interruption", &Outputs{Plan: a.Inputs}
 			return s, nil
 		}
 	}
@@ -258,7 +260,7 @@ func (r *runner) planStage(ctx context.Context) (step, error) {
 			return nil, refusef("the plan is blocked and cannot be approved: %s", strings.Join(b, "; "))
 		}
 		r.planned = p
-		return &Outputs{Plan: p.Hash, Summary: release.Summary(p), Changed: p.Changed()}, nil
+		return &Outputs{Plan: p.Hash, Summary: p.Summary(), Changed: p.Changed()}, nil
 	}
 	return s, nil
 }

@@ -10,7 +10,7 @@ import (
 
 	redactpkg "github.com/pynenc/piceli/internal/redact"
 	"github.com/pynenc/piceli/internal/telemetry"
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // spanner is the part of a span a stage uses.
@@ -50,21 +50,21 @@ func (r *runner) startTelemetry() {
 // onEvent follows the release's events of the apply stage: the engine's
 // run id is journaled, each step and check gets a span, and the event goes
 // on to the caller.
-func (r *runner) onEvent(e release.Event) {
+func (r *runner) onEvent(e progress.Event) {
 	switch e.Kind {
-	case release.RunStarted:
+	case progress.RunStarted:
 		r.mu.Lock()
 		r.run = e.Run
 		r.mu.Unlock()
-		r.w.append(Record{Type: recRun, Run: e.Run})
-	case release.StepStarted:
+		r.w.append(Record{Type: RecordRun, Run: e.Run})
+	case progress.StepStarted:
 		r.startSpan("step "+e.Ref, e.Ref+" "+e.Action, r.applyCtx(), attribute.String("piceli.ref", e.Ref), attribute.String("piceli.action", e.Action))
-	case release.StepFinished:
+	case progress.StepFinished:
 		r.endSpan(e.Ref+" "+e.Action, e.Result, e.Error)
-	case release.CheckStarted:
+	case progress.CheckStarted:
 		r.beginChecks()
 		r.startSpan("check "+e.Check, "check "+e.Check, r.checksCtx(), attribute.String("piceli.check", e.Check), attribute.String("piceli.check.kind", e.What))
-	case release.CheckFinished:
+	case progress.CheckFinished:
 		r.mu.Lock()
 		r.checks.results = append(r.checks.results, CheckOutcome{Name: e.Check, Passed: e.Result == "passed", DurationMS: e.DurationMS})
 		r.mu.Unlock()
@@ -127,7 +127,7 @@ func (r *runner) finish(err error) *Result {
 	if res.Status == StatusFailed {
 		msg = redact(err.Error())
 	}
-	r.w.append(Record{Type: recEnded, Status: res.Status, Error: msg})
+	r.w.append(Record{Type: RecordEnded, Status: res.Status, Error: msg})
 	r.traced.root.SetAttributes(attribute.String("piceli.status", string(res.Status)), attribute.String("piceli.plan", res.Plan), attribute.Int("piceli.revision", res.Revision))
 	if res.Status == StatusFailed {
 		r.traced.root.SetStatus(codes.Error, msg)
@@ -136,9 +136,9 @@ func (r *runner) finish(err error) *Result {
 	r.tel.Log(r.traced.ctx, "deploy "+r.id+" of release "+r.rel.Name()+": "+string(res.Status), res.Status == StatusFailed,
 		attribute.String("piceli.deploy", r.id), attribute.String("piceli.status", string(res.Status)),
 		attribute.String("piceli.plan", res.Plan), attribute.Int("piceli.revision", res.Revision))
-	res.Telemetry = r.tel.Shutdown()
+	res.Telemetry = TelemetryReport(r.tel.Shutdown())
 	if res.Telemetry.Endpoint != "" {
-		r.w.append(Record{Type: recTelemetry, Telemetry: redact(res.Telemetry.String())})
+		r.w.append(Record{Type: RecordTelemetry, Telemetry: redact(res.Telemetry.String())})
 	}
 	if recs, rerr := readJournal(journalPath(r.dir, r.id)); rerr == nil {
 		res.State, _ = Replay(recs)

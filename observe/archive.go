@@ -1,6 +1,7 @@
 package observe
 
 import (
+	pub "github.com/pynenc/piceli/archive"
 	"github.com/pynenc/piceli/internal/archive"
 )
 
@@ -8,10 +9,10 @@ import (
 // how it went ("schema": "piceli.session-archive/v1"). Every run of the
 // release package writes one; it holds references and keyed digests,
 // never secret values or manifests.
-type Archive = archive.Archive
+type Archive = pub.Archive
 
 // ArchivedObject is one object of an Archive.
-type ArchivedObject = archive.Object
+type ArchivedObject = pub.Object
 
 // ReadArchive reads and checks a session archive file. A file that is not
 // one is an *InputError naming the file (and line or key).

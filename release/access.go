@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,24 +17,53 @@ import (
 	"github.com/pynenc/piceli/internal/object"
 )
 
-// The parts of Access.
-type (
-	// AccessEvent is one thing a forward did: started forwarding a port
-	// (Local, Pod), moved to another pod (Pod, Previous, Reason), waits
-	// for a ready pod (Reason), or saw one connection fail on the pod side.
-	AccessEvent = access.Event
-	// PortTakenError is a local port another process listens on: Access
-	// refuses it, naming the port and the Service.
-	PortTakenError = access.PortTakenError
-)
+// AccessEventKind says what a forward did.
+type AccessEventKind string
 
 // The kinds of AccessEvent.
 const (
-	AccessForwarding      = access.Forwarding
-	AccessReconnected     = access.Reconnected
-	AccessWaiting         = access.Waiting
-	AccessConnectionError = access.ConnectionError
+	AccessForwarding      AccessEventKind = "forwarding"       // a port is forwarded for the first time (Local, Pod)
+	AccessReconnected     AccessEventKind = "reconnected"      // the forward moved to another pod (Pod, Previous, Reason)
+	AccessWaiting         AccessEventKind = "waiting"          // the forward has no ready pod to go to (Reason); said once per reason
+	AccessConnectionError AccessEventKind = "connection-error" // one local connection failed on the pod side (Port, Pod, Reason)
 )
+
+// AccessEvent is one thing a forward did; Kind says which fields are set.
+type AccessEvent struct {
+	Kind      AccessEventKind
+	Namespace string         // the Service's namespace
+	Service   string         // the Service forwarded
+	Port      int32          // its service port
+	PortName  string         // the port's name, when it has one
+	Local     netip.AddrPort // where it is reachable on loopback
+	Pod       string         // the pod the forward goes to
+	Previous  string         // the pod a reconnect left
+	Reason    string         // why it reconnected, waits or failed
+}
+
+// PortTakenError is a local port another process listens on: Access
+// refuses it (wrapped in a *RefusedError), naming the port and the
+// Service.
+type PortTakenError struct {
+	Component string // the Service the forward is for
+	Port      int32  // its service port
+	Tried     []int  // the local ports tried, in order
+	Explicit  bool   // the local port was asked for (AccessOptions.Ports)
+}
+
+func (e *PortTakenError) Error() string { return (*access.PortTakenError)(e).Error() }
+
+// accessEvents passes the forwards' events to h as AccessEvent values;
+// nil for a nil h.
+func accessEvents(h func(AccessEvent)) func(access.Event) {
+	if h == nil {
+		return nil
+	}
+	return func(e access.Event) {
+		h(AccessEvent{Kind: AccessEventKind(e.Kind), Namespace: e.Namespace, Service: e.Service, Port: e.Port,
+			PortName: e.PortName, Local: e.Local, Pod: e.Pod, Previous: e.Previous, Reason: e.Reason})
+	}
+}
 
 // AccessOptions tune Access. The zero value forwards every port of every
 // Service of the release, at the default local ports.
@@ -74,9 +104,9 @@ func (r *Release) Access(ctx context.Context, opts AccessOptions) error {
 	if err != nil {
 		return refuse(err)
 	}
-	sess, err := access.Start(ctx, s.client.Config, s.client.Clientset, reqs, access.Options{Interval: opts.Interval, OnEvent: opts.Events})
-	if errors.As(err, new(*access.PortTakenError)) {
-		return refuse(err)
+	sess, err := access.Start(ctx, s.client.Config, s.client.Clientset, reqs, access.Options{Interval: opts.Interval, OnEvent: accessEvents(opts.Events)})
+	if taken := new(access.PortTakenError); errors.As(err, &taken) {
+		return refuse((*PortTakenError)(taken))
 	}
 	if err != nil {
 		return err

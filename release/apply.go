@@ -18,9 +18,9 @@ import (
 // that finishes becomes the release's next revision, and the state
 // directory's retention rule is applied.
 //
-// With an empty approve, Apply plans and stores like Plan and returns an
-// *ApprovalRequiredError holding the plan; nothing is applied. A run that
-// starts and does not finish returns a *RunFailedError with its Result;
+// An empty approve is a *RefusedError: planning is Plan's, and a plan is
+// applied only once someone approved its hash. A run that starts and does
+// not finish returns a *RunFailedError with its Result;
 // under [release] on_failure = "rollback" a failed one (not a stopped one)
 // is then rolled back to the latest revision, and the error's Rollback
 // says how that went.
@@ -29,13 +29,6 @@ import (
 // opts.SkipChecks), each journaled; one that fails fails the run, whose
 // error then wraps a *ChecksFailedError. The revision keeps their results.
 func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*Result, error) {
-	if approve == "" {
-		p, err := r.Plan(ctx, PlanOptions{AllowReplace: opts.AllowReplace, Parallel: opts.Parallel})
-		if err != nil {
-			return nil, err
-		}
-		return nil, &ApprovalRequiredError{Plan: p}
-	}
 	res, err := r.applyApproved(ctx, approve, opts, (*session).resolveSecrets)
 	return res, r.rollbackAfter(ctx, err, opts)
 }
@@ -44,6 +37,9 @@ func (r *Release) Apply(ctx context.Context, approve string, opts RunOptions) (*
 // session its objects (the composition's secrets resolved, or a revision's)
 // and its source.
 func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOptions, prepare func(*session, context.Context) error) (*Result, error) {
+	if hash == "" {
+		return nil, refusef("no approved plan: apply runs a stored plan by its hash; plan first, and approve that plan's hash")
+	}
 	if err := CheckApproval(hash); err != nil {
 		return nil, err
 	}

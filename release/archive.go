@@ -12,7 +12,8 @@ import (
 	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/plan"
 )
 
 // ArchiveOptions tune Archive. The zero value is valid.
@@ -98,7 +99,7 @@ func (r *Release) buildArchive(run string, revision int, ran *plan.Plan) (*archi
 	}
 	p := ran
 	if p == nil || p.Hash != st.Plan {
-		if p, _, err = plan.Load(r.StateDir(), st.Plan); err != nil {
+		if p, _, err = planner.Load(r.StateDir(), st.Plan); err != nil {
 			return nil, fmt.Errorf("archive run %s: %w", run, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/progress"
 )
 
 // The archive a run writes when it ends is built from the plan the run
@@ -21,17 +22,18 @@ func TestARunArchivesThePlanItRan(t *testing.T) {
 	noop := appliedTwice(t, path)
 	var stateDir string
 	moved := false
-	r, err := Open(path, Options{Events: func(ev Event) {
-		if ev.Kind == RunStarted {
-			file := filepath.Join(stateDir, "plans", strings.TrimPrefix(noop.Hash, "sha256:")+".json")
-			moved = os.Rename(file, file+".away") == nil
-		}
-	}})
+	r, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	events := func(ev progress.Event) {
+		if ev.Kind == progress.RunStarted {
+			file := filepath.Join(stateDir, "plans", strings.TrimPrefix(noop.Hash, "sha256:")+".json")
+			moved = os.Rename(file, file+".away") == nil
+		}
+	}
 	stateDir = r.StateDir()
-	res, err := r.Apply(sandboxtest.Context(t, time.Minute), noop.Hash, RunOptions{})
+	res, err := r.Apply(sandboxtest.Context(t, time.Minute), noop.Hash, RunOptions{Events: events})
 	if err != nil {
 		t.Fatalf("Apply() with its plan file moved away once it started: %v", err)
 	}

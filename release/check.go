@@ -11,32 +11,9 @@ import (
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/check"
-	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/wire"
-)
-
-// CheckResult is how one check of the release went: its name and kind,
-// whether it passed, how many attempts and how long it took, a bounded
-// excerpt of what it saw (an HTTP status line and body, a command's
-// output, a Job's logs) and why it failed. No secret value of the release
-// is in it, in any encoding, and request headers never are.
-type CheckResult = journal.Check
-
-// RevisionChecks is what the run a revision records found of the
-// release's checks: their results, or that they were skipped and why.
-type RevisionChecks = history.Checks
-
-// ChecksFailedError says which checks failed: from Check, or wrapped in the
-// *RunFailedError of a run whose checks failed.
-type ChecksFailedError = apply.ChecksFailedError
-
-// The kinds of event of a run's checks, which run after its last wave.
-const (
-	CheckStarted  = progress.CheckStarted  // Check, What (its kind)
-	CheckFinished = progress.CheckFinished // Check, What, Result ("passed" or "failed"), DurationMS, Error
 )
 
 // CheckOptions tune Check. The zero value is valid.
@@ -59,14 +36,14 @@ func (r *Release) Check(ctx context.Context, _ CheckOptions) ([]CheckResult, err
 	runner := s.checkRunner()
 	var out, failed []CheckResult
 	for _, c := range r.spec.Checks {
-		res := runner.Run(ctx, c)
+		res := CheckResult(runner.Run(ctx, c))
 		out = append(out, res)
 		if !res.Passed {
 			failed = append(failed, res)
 		}
 	}
 	if len(failed) > 0 {
-		return out, &ChecksFailedError{Failed: failed}
+		return out, &ChecksFailedError{Failed: failed, err: &apply.ChecksFailedError{Failed: journalChecks(failed)}}
 	}
 	return out, nil
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pynenc/piceli/plan"
+
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
@@ -43,7 +45,7 @@ func configMapRelease(t *testing.T, n int) (string, string) {
 
 // appliedTwice opens the release at path, plans and applies it, then plans
 // it again, checks that this second plan changes nothing, and returns it.
-func appliedTwice(t *testing.T, path string) *Plan {
+func appliedTwice(t *testing.T, path string) *plan.Plan {
 	t.Helper()
 	ctx := sandboxtest.Context(t, 2*time.Minute)
 	r, err := Open(path, Options{})

@@ -8,7 +8,7 @@ import (
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
 )
 
 // RefusedError is bad input refused before any change: a spec, composition
@@ -40,22 +40,9 @@ type LockHeldError struct{ Err error }
 func (e *LockHeldError) Error() string { return e.Err.Error() }
 func (e *LockHeldError) Unwrap() error { return e.Err }
 
-// ApprovalRequiredError is returned by Apply and Rollback without an
-// approved hash: the plan was made and stored (unless blocked), and nothing
-// was applied. Approve Plan.Hash to run it.
-type ApprovalRequiredError struct {
-	Plan *Plan
-	// Rollback is the revision a rollback plan goes back to; 0 for Apply.
-	Rollback int
-}
-
-func (e *ApprovalRequiredError) Error() string {
-	return fmt.Sprintf("approval required: nothing was applied; approve plan %s", plan.ShortHash(e.Plan.Hash))
-}
-
 // RunFailedError is a run that started and did not finish: it failed (and
 // can be resumed), was stopped (and can be resumed), or failed and undid
-// its completed steps (Result.Status "compensated"). Result says which.
+// its completed steps (Result.Phase "compensated"). Result says which.
 type RunFailedError struct {
 	Result *Result
 	Err    error
@@ -66,12 +53,12 @@ type RunFailedError struct {
 }
 
 func (e *RunFailedError) Error() string {
-	return fmt.Sprintf("run %s %s: %v", e.Result.Run, e.Result.Status, e.Err)
+	return fmt.Sprintf("run %s %s: %v", e.Result.Run, e.Result.Phase, e.Err)
 }
 func (e *RunFailedError) Unwrap() error { return e.Err }
 
 // Resumable reports whether Resume can continue the run.
-func (e *RunFailedError) Resumable() bool { return e.Result.Status != StatusCompensated }
+func (e *RunFailedError) Resumable() bool { return e.Result.Phase != PhaseCompensated }
 
 // IsRefused reports whether err refused the request before any change: a
 // *RefusedError, *StaleError or *LockHeldError.
@@ -109,7 +96,7 @@ func classify(err error) error {
 	case errors.Is(err, lock.ErrHeld):
 		return &LockHeldError{Err: err}
 	case errors.Is(err, kube.ErrTarget), errors.Is(err, kube.ErrUnresolved), errors.As(err, &cycle),
-		errors.Is(err, plan.ErrRefused), errors.Is(err, plan.ErrNotAllowed), errors.Is(err, plan.ErrBadAnnotation),
+		errors.Is(err, planner.ErrRefused), errors.Is(err, planner.ErrNotAllowed), errors.Is(err, planner.ErrBadAnnotation),
 		errors.As(err, &blocked), errors.Is(err, apply.ErrNotApproved):
 		return refuse(err)
 	}

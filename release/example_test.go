@@ -2,17 +2,17 @@ package release_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
-// A release's whole lifecycle from Go: ask to apply, get the plan that
-// needs approval, approve it by its hash, apply exactly that plan, and read
-// the history it left. The release.toml names a kubeconfig file and a
-// context explicitly; nothing else is read.
+// A release's whole lifecycle from Go: plan, approve the plan by its
+// hash, apply exactly that plan while its progress arrives one event at a
+// time, and read the history it left. The release.toml names a kubeconfig
+// file and a context explicitly; nothing else is read.
 func Example() {
 	ctx := context.Background()
 	r, err := release.Open("release.toml", release.Options{})
@@ -20,27 +20,25 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	// Without an approved hash, Apply plans, stores the plan and asks.
-	_, err = r.Apply(ctx, "", release.RunOptions{})
-	var approval *release.ApprovalRequiredError
-	if !errors.As(err, &approval) {
-		log.Fatalf("want an approval request, got %v", err)
-	}
-	p := approval.Plan
-	fmt.Println("plan:", release.Summary(p))
-
-	// Approving the hash applies exactly that plan, wave by wave.
-	var waves int
-	r, _ = release.Open("release.toml", release.Options{Events: func(e release.Event) {
-		if e.Kind == release.WaveReady {
-			waves++
-		}
-	}})
-	res, err := r.Apply(ctx, p.Hash, release.RunOptions{})
+	// Plan reads the cluster and stores the plan; nothing is written.
+	p, err := r.Plan(ctx, release.PlanOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("run %s: revision %d after %d waves\n", res.Status, res.Revision, waves)
+	fmt.Println("plan:", p.Summary())
+
+	// Approving the hash applies exactly that plan, wave by wave.
+	var waves int
+	events := func(e progress.Event) {
+		if e.Kind == progress.WaveReady {
+			waves++
+		}
+	}
+	res, err := r.Apply(ctx, p.Hash, release.RunOptions{Events: events})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("run %s: revision %d after %d waves\n", res.Phase, res.Revision, waves)
 
 	// The cluster now matches the composition.
 	again, err := r.Diff(ctx, release.PlanOptions{})

@@ -1,6 +1,10 @@
 package release
 
-import "context"
+import (
+	"context"
+
+	"github.com/pynenc/piceli/plan"
+)
 
 // PlanOptions tune Plan and Diff. The zero value is valid.
 type PlanOptions struct {
@@ -20,10 +24,10 @@ type PlanOptions struct {
 // with blocked steps (conflicts, refused replaces) is returned but not
 // stored: check Plan.Blocked. Nothing is written to the cluster, except
 // that a release whose state is shared ([release] state = "cluster")
-// pushes its state there, under the release's Lease (see SharesState),
+// pushes its state there, under the release's Lease (see State.Shared),
 // signed with this machine's key: a machine whose key [release]
 // state_signers does not list is refused before anything is read.
-func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*Plan, error) {
+func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*plan.Plan, error) {
 	if err := r.checkWriter(); err != nil {
 		return nil, err
 	}
@@ -39,7 +43,7 @@ func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*Plan, error) {
 
 // Diff is Plan without storing anything: no plan, no digest key, no secret
 // version. Use Plan.Changed to detect drift.
-func (r *Release) Diff(ctx context.Context, opts PlanOptions) (*Plan, error) {
+func (r *Release) Diff(ctx context.Context, opts PlanOptions) (*plan.Plan, error) {
 	s, err := r.planned(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,8 @@ import (
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/plan"
 )
 
 // records is what a plan needs from the state directory.
@@ -13,12 +14,12 @@ type records struct {
 	// previous are the objects of the latest revision, whose kinds and
 	// namespaces prune lists.
 	previous []history.Object
-	// owned are the UIDs the release owns: plan.Owned of the latest
+	// owned are the UIDs the release owns: planner.Owned of the latest
 	// revision's plan and every run's journal.
 	owned map[string]bool
 	// settled is what the latest revision's run left each object as
-	// (plan.SettledBy), and applied that revision's plan.
-	settled map[object.Ref]plan.Settled
+	// (planner.SettledBy), and applied that revision's plan.
+	settled map[object.Ref]planner.Settled
 	applied *plan.Plan
 }
 
@@ -47,9 +48,9 @@ func readRecords(stateDir string) (records, error) {
 	var rs records
 	if rev != nil {
 		rs.previous = rev.Objects
-		rs.applied, _, _ = plan.Load(stateDir, rev.Plan) // nil when unreadable
+		rs.applied, _, _ = planner.Load(stateDir, rev.Plan) // nil when unreadable
 	}
-	rs.owned = plan.Owned(rs.applied, journals...)
-	rs.settled = plan.SettledBy(rs.applied, last)
+	rs.owned = planner.Owned(rs.applied, journals...)
+	rs.settled = planner.SettledBy(rs.applied, last)
 	return rs, nil
 }

@@ -4,27 +4,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/pynenc/piceli/internal/apply"
-	"github.com/pynenc/piceli/internal/history"
-	"github.com/pynenc/piceli/internal/plan"
-	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/spec"
 )
-
-// Plan is a stored, target-bound plan: what applying the release would
-// change, step by step, with the hash that approves it.
-type Plan = plan.Plan
-
-// Revision is one applied plan of the release, as History lists it: its
-// number, plan hash, run, source ("apply" or "rollback to N"), times,
-// outcome, how many objects it holds, whether its run changed none of
-// them (Unchanged: a no-op plan) and the secret versions it used. The
-// objects themselves stay in the state directory.
-type Revision = history.Summary
-
-// Result says how a run ended: its id, status (finished, failed, stopped,
-// compensated) and, when finished, the revision it became.
-type Result = apply.Result
 
 // Options configure a Release. The zero value is valid.
 type Options struct {
@@ -32,9 +13,6 @@ type Options struct {
 	// server and context are used or that a composition is being compiled.
 	// Nil discards them.
 	Log io.Writer
-	// Events receives the progress of runs (Apply, Resume, Rollback). It is
-	// called from several goroutines; nil drops events.
-	Events func(Event)
 	// AllowExec lets the kubeconfig's exec credential plugin run; without
 	// it a kubeconfig that needs one is refused.
 	AllowExec bool
@@ -89,8 +67,6 @@ func (r *Release) log() io.Writer {
 	}
 	return r.opts.Log
 }
-
-func (r *Release) events() progress.Sink { return progress.Sink(r.opts.Events) }
 
 // Claim records the release as the owner of its state directory, as the
 // first method that keeps something there does, and refuses (a

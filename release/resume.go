@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/pynenc/piceli/internal/apply"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
 )
 
 // Resume continues the release's latest run with the plan it was approved
@@ -67,7 +67,7 @@ func (s *session) resumeInput(ctx context.Context, run string, opts RunOptions) 
 	if !apply.Resumable(st) {
 		return apply.Input{}, refusef("nothing to resume: run %s ended %s", run, st.Status)
 	}
-	approved, _, err := plan.Load(s.r.StateDir(), st.Plan)
+	approved, _, err := planner.Load(s.r.StateDir(), st.Plan)
 	if err != nil {
 		return apply.Input{}, refuse(err)
 	}

@@ -13,7 +13,27 @@ import (
 // GCReport says what a retention pass removed and kept: plans by hash, runs
 // by id, secret versions as name/number, and warnings about what it kept
 // because it could not read it.
-type GCReport = retention.Report
+type GCReport struct {
+	Plans          GCTally `json:"plans"`
+	Runs           GCTally `json:"runs"`
+	SecretVersions GCTally `json:"secretVersions"`
+	// Warnings name what was kept only because it could not be read: a
+	// run whose journal cannot be replayed is never removed on a guess.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// GCTally is what a retention pass did to one kind of state: the ids it
+// kept and removed, and how many of each.
+type GCTally struct {
+	Kept         []string `json:"kept"`
+	Removed      []string `json:"removed"`
+	KeptCount    int      `json:"keptCount"`
+	RemovedCount int      `json:"removedCount"`
+}
+
+func gcReportOf(r retention.Report) *GCReport {
+	return &GCReport{Plans: GCTally(r.Plans), Runs: GCTally(r.Runs), SecretVersions: GCTally(r.SecretVersions), Warnings: r.Warnings}
+}
 
 // GCOptions tune GC. The zero value applies the default rule.
 type GCOptions struct {
@@ -46,7 +66,7 @@ func (r *Release) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	}
 	defer f.Unlock()
 	rep, err := retention.Apply(r.StateDir(), retention.Rule{Plans: opts.Plans, Runs: opts.Runs, SecretVersions: opts.SecretVersions})
-	return &rep, err
+	return gcReportOf(rep), err
 }
 
 // retain applies the default retention rule after a finished run, under the

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/secret"
 )
 
@@ -21,7 +21,7 @@ import (
 // same, and is an error naming it otherwise. The versions used are returned
 // with the objects.
 func revisionObjects(rev *history.Revision, current []object.Declared, key []byte, store *secret.Store) ([]object.Declared, map[string]*secret.Version, error) {
-	dig := plan.Digester{Key: key}
+	dig := planner.Digester{Key: key}
 	now := map[object.Ref]*unstructured.Unstructured{}
 	for _, o := range current {
 		now[object.RefOf(o.Object)] = o.Object
@@ -44,7 +44,7 @@ func revisionObjects(rev *history.Revision, current []object.Declared, key []byt
 }
 
 // revisionSecret returns the Secret a revision applied, values included.
-func revisionSecret(rev *history.Revision, o history.Object, cur *unstructured.Unstructured, dig plan.Digester, store *secret.Store, versions map[string]*secret.Version) (*unstructured.Unstructured, error) {
+func revisionSecret(rev *history.Revision, o history.Object, cur *unstructured.Unstructured, dig planner.Digester, store *secret.Store, versions map[string]*secret.Version) (*unstructured.Unstructured, error) {
 	if n, ok := rev.Secrets[o.Ref.Name]; ok {
 		v, err := store.Load(o.Ref.Name, n)
 		if err != nil {

@@ -7,7 +7,8 @@ import (
 	"fmt"
 
 	"github.com/pynenc/piceli/internal/history"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/plan"
 )
 
 // ErrRevisionDamaged is matched by the error of a rollback or a
@@ -37,7 +38,7 @@ func checkRevision(stateDir string, key []byte, rev *history.Revision) error {
 	if err := rev.Verify(key); err != nil {
 		return damaged(rev.Number, err)
 	}
-	p, _, err := plan.Load(stateDir, rev.Plan)
+	p, _, err := planner.Load(stateDir, rev.Plan)
 	if err != nil {
 		return damaged(rev.Number, fmt.Errorf("its plan %s cannot be checked: %w", plan.ShortHash(rev.Plan), err))
 	}

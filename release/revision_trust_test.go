@@ -10,7 +10,8 @@ import (
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/plan"
 )
 
 // appliedRevision stores, in a fresh state directory, a plan creating a
@@ -19,21 +20,21 @@ import (
 func appliedRevision(t *testing.T) (string, []byte, history.Revision) {
 	t.Helper()
 	dir := t.TempDir()
-	key, err := plan.ReadKey(dir)
+	key, err := planner.ReadKey(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := plan.StoreKey(dir, key); err != nil {
+	if err := planner.StoreKey(dir, key); err != nil {
 		t.Fatal(err)
 	}
-	dig := plan.Digester{Key: key}
+	dig := planner.Digester{Key: key}
 	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "cfg", "namespace": "shop"}, "data": map[string]any{"mode": "safe"}}
 	step := plan.Step{Ref: object.Ref{Kind: "ConfigMap", Namespace: "shop", Name: "cfg"}, APIVersion: "v1", Resource: "configmaps", Stage: graph.StageConfig,
 		Action: plan.Create, Observed: plan.Observed{Absent: true}, Manifest: cm, Desired: dig.Of(cm)}
 	p := &plan.Plan{Schema: plan.Schema, Release: plan.Release{Name: "shop", Owner: "shop", FieldManager: "piceli-shop"},
 		Target: plan.Target{Server: "https://127.0.0.1:6443", Namespace: "shop", ClusterUID: "uid"},
 		Steps:  []plan.Step{step}, Waves: []graph.Wave{{Stage: graph.StageConfig, Nodes: []int{0}}}}
-	hash, err := plan.Save(dir, p)
+	hash, err := planner.Save(dir, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestCheckRevision(t *testing.T) {
 			os.WriteFile(path, []byte(strings.Replace(string(data), r.Seal, "", 1)), 0o600)
 		}, want: "has no seal"},
 		{name: "a revision whose plan is gone is refused", damage: func(t *testing.T, dir string, key []byte, rev history.Revision) {
-			if err := plan.Remove(dir, rev.Plan); err != nil {
+			if err := planner.Remove(dir, rev.Plan); err != nil {
 				t.Fatal(err)
 			}
 		}, want: "cannot be checked"},

@@ -7,34 +7,26 @@ import (
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/secret"
+	"github.com/pynenc/piceli/plan"
 )
 
-// Rollback goes back to revision to (0: the one before the latest). It
-// takes that revision's objects from the history and the values of its
-// declared secrets from the store versions it used (the composition's
-// current secret sources are not read), and plans them against the current
-// cluster.
-//
-// With an empty approve it stores that plan and returns an
-// *ApprovalRequiredError holding it (and the revision); nothing is applied.
-// With the approved hash it runs the plan as Apply does, stale checks and
-// locks included; the run becomes a new revision whose source is
-// "rollback to N".
-func (r *Release) Rollback(ctx context.Context, to int, approve string, opts RunOptions) (*Result, error) {
-	var rev int
-	prepare := func(s *session, _ context.Context) (err error) {
-		rev, err = s.useRevision(to)
-		return refuse(err)
-	}
-	if approve != "" {
-		return r.applyApproved(ctx, approve, opts, func(s *session, ctx context.Context) error {
-			if err := prepare(s, ctx); err != nil {
-				return err
-			}
-			s.source = apply.RollbackSource(rev)
-			return nil
-		})
-	}
+// RollbackPlan is a stored plan that goes back to a revision.
+type RollbackPlan struct {
+	// To is the revision the plan restores (PlanRollback's 0 resolved).
+	To int
+	// Plan is the plan; blocked plans are returned but not stored. Pass
+	// its approved hash, with To, to Rollback.
+	Plan *plan.Plan
+}
+
+// PlanRollback plans going back to revision to (0: the one before the
+// latest) and stores the plan, as Plan does for the composition. It takes
+// that revision's objects from the history and the values of its declared
+// secrets from the store versions it used (the composition's current
+// secret sources are not read), and plans them against the current
+// cluster. A damaged revision is a *RefusedError. Nothing is written to
+// the cluster, except a shared release's state, as Plan writes it.
+func (r *Release) PlanRollback(ctx context.Context, to int, opts PlanOptions) (*RollbackPlan, error) {
 	if err := r.checkWriter(); err != nil {
 		return nil, err
 	}
@@ -42,8 +34,9 @@ func (r *Release) Rollback(ctx context.Context, to int, approve string, opts Run
 	if err != nil {
 		return nil, err
 	}
-	if err := prepare(s, ctx); err != nil {
-		return nil, err
+	rev, err := s.useRevision(to)
+	if err != nil {
+		return nil, refuse(err)
 	}
 	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel}); err != nil {
 		return nil, err
@@ -54,7 +47,23 @@ func (r *Release) Rollback(ctx context.Context, to int, approve string, opts Run
 	if err := s.share(ctx); err != nil {
 		return nil, err
 	}
-	return nil, &ApprovalRequiredError{Plan: s.plan, Rollback: rev}
+	return &RollbackPlan{To: rev, Plan: s.plan}, nil
+}
+
+// Rollback runs the stored rollback plan whose hash is approve, made by
+// PlanRollback for revision to, as Apply runs a plan: the revision's
+// objects are planned again under the release's file lock, stale checks
+// and locks included. The run becomes a new revision whose source is
+// "rollback to N". An empty approve is a *RefusedError.
+func (r *Release) Rollback(ctx context.Context, to int, approve string, opts RunOptions) (*Result, error) {
+	return r.applyApproved(ctx, approve, opts, func(s *session, ctx context.Context) error {
+		rev, err := s.useRevision(to)
+		if err != nil {
+			return refuse(err)
+		}
+		s.source = apply.RollbackSource(rev)
+		return nil
+	})
 }
 
 // useRevision replaces the session's objects with those of revision to (0:

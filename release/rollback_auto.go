@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/pynenc/piceli/internal/history"
-	"github.com/pynenc/piceli/internal/progress"
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/progress"
 )
 
 // AutoRollback is how the rollback that followed a failed run went, under
@@ -34,7 +34,7 @@ type AutoRollback struct {
 func (r *Release) rollbackAfter(ctx context.Context, err error, opts RunOptions) error {
 	var failed *RunFailedError
 	if r.spec.Release.OnFailure != spec.OnFailureRollback || !errors.As(err, &failed) ||
-		failed.Result.Status != StatusFailed || ctx.Err() != nil {
+		failed.Result.Phase != PhaseFailed || ctx.Err() != nil {
 		return err
 	}
 	failed.Rollback = r.autoRollback(ctx, failed.Result.Run, opts)
@@ -51,17 +51,18 @@ func (r *Release) autoRollback(ctx context.Context, run string, opts RunOptions)
 		return &AutoRollback{Err: errors.New("the release has no revision to roll back to")}
 	}
 	to := revs[len(revs)-1].Number
-	r.events().Emit(progress.Event{Kind: progress.Note, Message: fmt.Sprintf(`rolling back to revision %d, as [release] on_failure = "rollback" asks`, to)})
-	_, err = r.Rollback(ctx, to, "", RunOptions{AllowReplace: opts.AllowReplace, Parallel: opts.Parallel})
-	var approval *ApprovalRequiredError
-	if !errors.As(err, &approval) {
+	if opts.Events != nil {
+		opts.Events(progress.Event{Kind: progress.Note, Message: fmt.Sprintf(`rolling back to revision %d, as [release] on_failure = "rollback" asks`, to)})
+	}
+	rp, err := r.PlanRollback(ctx, to, PlanOptions{AllowReplace: opts.AllowReplace, Parallel: opts.Parallel})
+	if err != nil {
 		return &AutoRollback{To: to, Err: fmt.Errorf("plan the rollback: %w", err)}
 	}
-	if b := approval.Plan.Blocked(); len(b) > 0 {
+	if b := rp.Plan.Blocked(); len(b) > 0 {
 		return &AutoRollback{To: to, Err: fmt.Errorf("the rollback plan is blocked: %v", b)}
 	}
-	res, err := r.Rollback(ctx, to, approval.Plan.Hash, RunOptions{
-		AllowReplace: opts.AllowReplace, Parallel: opts.Parallel, Interrupt: opts.Interrupt,
+	res, err := r.Rollback(ctx, to, rp.Plan.Hash, RunOptions{
+		AllowReplace: opts.AllowReplace, Parallel: opts.Parallel, Interrupt: opts.Interrupt, Events: opts.Events,
 		skipReason: fmt.Sprintf("automatic rollback after run %s failed", run),
 	})
 	return &AutoRollback{To: to, Result: res, Err: err}

@@ -8,10 +8,12 @@ import (
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/readiness"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 )
 
 // RunOptions tune a run of Apply, Resume or Rollback. The zero value is
@@ -35,6 +37,10 @@ type RunOptions struct {
 	// SkipChecks runs no check after the last wave; the journal and the
 	// revision record that they were skipped.
 	SkipChecks bool
+	// Events receives the run's progress, one event at a time: the
+	// release serialises them, so a handler needs no lock of its own.
+	// Nil drops them.
+	Events func(progress.Event)
 
 	skipReason string // why checks are skipped when not on request
 }
@@ -75,13 +81,13 @@ func (s *session) execute(ctx context.Context, rs runSpec, opts RunOptions) (*Re
 		return nil, err
 	}
 	rel := s.r.spec.Release
-	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: s.r.events(), Options: apply.Options{
+	e := &apply.Engine{Client: s.client, StateDir: rel.StateDir, Events: progress.Serial(opts.Events), Options: apply.Options{
 		Holder: l.holder.String(), AfterWave: l.afterWave, BeforeWrites: l.share, AfterWrites: l.share, Stop: opts.Interrupt, StopAsked: l.stopAsked,
 		Compensate: rel.OnFailure == spec.OnFailureCompensate, ReadyTimeout: rel.ReadyTimeout, Parallel: opts.Parallel,
 		Checks: s.engineChecks(), SkipChecks: opts.skipChecks(),
 	}}
-	res, err := rs.start(e, ctx, rs.run, in)
-	err = withCause(ctx, err)
+	ran, err := rs.start(e, ctx, rs.run, in)
+	res, err := resultOf(ran), withCause(ctx, err)
 	if res != nil {
 		// The archive is written however the run ended; a failure to
 		// write it is reported, never in place of the run's own error.
@@ -107,14 +113,14 @@ func runFailed(res *Result, err error) error {
 	if res == nil {
 		return classify(err)
 	}
-	return &RunFailedError{Result: res, Err: err}
+	return &RunFailedError{Result: res, Err: checksFailed(err)}
 }
 
 // approvedInput plans again now and checks the approved plan against the
 // fresh one; only the steps in only are compared (nil: all). The fresh
 // plan re-renders every object and reads the cluster with one LIST per
 // kind and namespace; it dry-runs only the objects that changed since the
-// approved plan saw them (plan.Options Approved). What those LISTs show
+// approved plan saw them (planner.Options Approved). What those LISTs show
 // ready is the engine's Input.Current: a run that writes nothing does not
 // read it again.
 func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts RunOptions, only map[object.Ref]bool) (apply.Input, error) {
@@ -135,10 +141,10 @@ func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts R
 
 // loadApproved loads an approved plan before anything is locked: a plan
 // file never changes, and an unknown hash, a plan edited since it was
-// planned or stored without a seal (plan.Load), or a blocked plan is
+// planned or stored without a seal (planner.Load), or a blocked plan is
 // refused without touching the state directory.
 func (r *Release) loadApproved(hash string) (*plan.Plan, error) {
-	approved, _, err := plan.Load(r.StateDir(), hash)
+	approved, _, err := planner.Load(r.StateDir(), hash)
 	if err != nil {
 		return nil, refuse(err)
 	}

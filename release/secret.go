@@ -1,21 +1,77 @@
 package release
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/pynenc/piceli/internal/secret"
 )
 
-// SecretVersion is one version of a declared secret in the private store.
-// Its exported fields are metadata; formatting it with any verb prints a
-// description without values; Values returns the values themselves.
-type SecretVersion = secret.Version
+// Secrets is the release's private store of secret versions: the values
+// of its declared secrets, resolved from their sources when a plan first
+// needed them, kept owner-only in the state directory. Release.Secrets
+// returns it.
+type Secrets struct{ r *Release }
 
-// SecretVersion loads version n (0: the latest) of the declared secret name
+// Secrets returns the release's secret store.
+func (r *Release) Secrets() *Secrets { return &Secrets{r: r} }
+
+// SecretVersion is one immutable version of a declared secret. Its exported
+// fields are metadata, safe to print, log or marshal; formatting it with
+// any verb prints a description without values; Values returns the values
+// themselves.
+type SecretVersion struct {
+	Secret  string      `json:"secret"`
+	Number  int         `json:"number"`
+	Created time.Time   `json:"created"`
+	Keys    []SecretKey `json:"keys"` // sorted by Key
+	values  map[string][]byte
+}
+
+// SecretKey is one key of a SecretVersion and the fingerprint of the
+// source its value came from: a digest of a non-secret description (source
+// kind, reference, length, alphabet, hosts), so a changed declaration is
+// noticed.
+type SecretKey struct {
+	Key         string `json:"key"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// Values returns a copy of the version's values by key. Never print it.
+func (v *SecretVersion) Values() map[string][]byte {
+	out := make(map[string][]byte, len(v.values))
+	for k, val := range v.values {
+		out[k] = bytes.Clone(val)
+	}
+	return out
+}
+
+// Format prints the version's metadata whatever the verb, so %v, %+v and
+// %#v of a SecretVersion never print its values.
+func (v SecretVersion) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "secret %s version %d created %s", v.Secret, v.Number, v.Created.UTC().Format(time.RFC3339))
+	for _, k := range v.Keys {
+		fmt.Fprintf(f, "\n  %s: %s", k.Key, k.Fingerprint)
+	}
+}
+
+// versionOf is a store version as users read it.
+func versionOf(v *secret.Version) *SecretVersion {
+	out := &SecretVersion{Secret: v.Secret, Number: v.Number, Created: v.Created, values: v.Values()}
+	for _, k := range v.Keys {
+		out.Keys = append(out.Keys, SecretKey(k))
+	}
+	return out
+}
+
+// Version loads version n (0: the latest) of the declared secret name
 // from the release's private store. An unknown secret or version is a
 // *RefusedError. No cluster is contacted, unless the release's state is
 // shared: then the state directory is brought up to date from it first.
-func (r *Release) SecretVersion(ctx context.Context, name string, n int) (*SecretVersion, error) {
+func (sec *Secrets) Version(ctx context.Context, name string, n int) (*SecretVersion, error) {
+	r := sec.r
 	if err := r.checkOwner(); err != nil {
 		return nil, err
 	}
@@ -25,7 +81,10 @@ func (r *Release) SecretVersion(ctx context.Context, name string, n int) (*Secre
 	store := secret.View(r.StateDir())
 	if n > 0 {
 		v, err := store.Load(name, n)
-		return v, refuse(err)
+		if err != nil {
+			return nil, refuse(err)
+		}
+		return versionOf(v), nil
 	}
 	v, err := store.Latest(name)
 	switch {
@@ -34,5 +93,5 @@ func (r *Release) SecretVersion(ctx context.Context, name string, n int) (*Secre
 	case v == nil:
 		return nil, refusef("secret %q has no versions in %s (plan the release first)", name, r.StateDir())
 	}
-	return v, nil
+	return versionOf(v), nil
 }

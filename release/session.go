@@ -10,10 +10,11 @@ import (
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/plan"
+	planner "github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/secret"
 	"github.com/pynenc/piceli/internal/wire"
+	"github.com/pynenc/piceli/plan"
 )
 
 // session is one call's view of the release: its composition loaded and
@@ -75,7 +76,7 @@ func (s *session) connect(ctx context.Context) error {
 	if err := s.r.pullState(ctx, c); err != nil {
 		return err
 	}
-	key, err := plan.ReadKey(s.r.StateDir())
+	key, err := planner.ReadKey(s.r.StateDir())
 	if err != nil {
 		return err
 	}
@@ -86,11 +87,11 @@ func (s *session) connect(ctx context.Context) error {
 // planning says how a session plans.
 type planning struct {
 	allowReplace bool
-	parallel     int // requests in flight; 0: plan.DefaultParallel
-	// approved is the plan an approval check confirms (plan.Options
+	parallel     int // requests in flight; 0: planner.DefaultParallel
+	// approved is the plan an approval check confirms (planner.Options
 	// Approved); nil plans anew.
 	approved *plan.Plan
-	// observe is plan.Options Observe: the approval check reads the
+	// observe is planner.Options Observe: the approval check reads the
 	// readiness of what it listed there.
 	observe func(object.Ref, *unstructured.Unstructured)
 }
@@ -102,7 +103,7 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 	if err != nil {
 		return err
 	}
-	in := plan.Input{
+	in := planner.Input{
 		Release:             plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
 		Namespace:           s.r.spec.Target.Namespace,
 		Namespaces:          s.r.spec.Target.Namespaces,
@@ -114,11 +115,11 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		RequirePinnedImages: rel.RequirePinnedImages,
 		Wait:                rel.Wait,
 	}
-	opts := plan.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel, Observe: how.observe}
+	opts := planner.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel, Observe: how.observe}
 	if recs.applied != nil && recs.applied.Release == in.Release {
 		opts.Settled = recs.settled // written by this field manager
 	}
-	p, err := plan.Make(ctx, s.client, in, opts)
+	p, err := planner.Make(ctx, s.client, in, opts)
 	s.plan = p
 	return classify(err)
 }
@@ -136,10 +137,10 @@ func (s *session) store() error {
 	if err := s.saveSecrets(); err != nil {
 		return err
 	}
-	if err := plan.StoreKey(s.r.StateDir(), s.key); err != nil {
+	if err := planner.StoreKey(s.r.StateDir(), s.key); err != nil {
 		return err
 	}
-	_, err := plan.Save(s.r.StateDir(), s.plan)
+	_, err := planner.Save(s.r.StateDir(), s.plan)
 	return err
 }
 

@@ -12,14 +12,26 @@ import (
 	"github.com/pynenc/piceli/internal/state"
 )
 
-// SharesState reports whether the release keeps its state in the cluster
-// ([release] state = "cluster"); otherwise the state directory is the only
-// copy.
-func (r *Release) SharesState() bool { return r.spec.Release.State == spec.StateCluster }
+// State is the release's state store: its state directory and, for a
+// release whose state is shared ([release] state = "cluster"), the
+// cluster's signed copy. Release.State returns it.
+type State struct{ r *Release }
 
-// StateNamespace is the namespace holding a shared release's state
-// Secrets: [release] state_namespace, or the target namespace.
-func (r *Release) StateNamespace() string {
+// State returns the release's state store.
+func (r *Release) State() *State { return &State{r: r} }
+
+// Shared reports whether the release keeps its state in the cluster
+// (release state = "cluster"); otherwise the state directory is the only
+// copy.
+func (st *State) Shared() bool { return st.r.sharesState() }
+
+// Namespace is the namespace holding a shared release's state Secrets:
+// [release] state_namespace, or the target namespace.
+func (st *State) Namespace() string { return st.r.stateNamespace() }
+
+func (r *Release) sharesState() bool { return r.spec.Release.State == spec.StateCluster }
+
+func (r *Release) stateNamespace() string {
 	if ns := r.spec.Release.StateNamespace; ns != "" {
 		return ns
 	}
@@ -37,7 +49,7 @@ func (r *Release) clusterState(ctx context.Context, c *kube.Client) (*state.Clus
 		return nil, classify(err)
 	}
 	return &state.Cluster{
-		Client: c.Clientset, Namespace: r.StateNamespace(), Release: r.Name(), Dir: r.StateDir(),
+		Client: c.Clientset, Namespace: r.stateNamespace(), Release: r.Name(), Dir: r.StateDir(),
 		ClusterUID: uid, Signers: r.spec.Release.StateSigners,
 	}, nil
 }
@@ -62,7 +74,7 @@ func (r *Release) connectTarget(ctx context.Context) (*kube.Client, error) {
 // than one this machine has seen, is refused (a *RefusedError) and
 // nothing is merged.
 func (r *Release) pullState(ctx context.Context, c *kube.Client) error {
-	if !r.SharesState() {
+	if !r.sharesState() {
 		return nil
 	}
 	if c == nil {
@@ -98,7 +110,7 @@ func stateError(err error) error {
 // state directory up to date, returning the client; for a local release
 // it does nothing and returns nil.
 func (r *Release) pullShared(ctx context.Context) (*kube.Client, error) {
-	if !r.SharesState() {
+	if !r.sharesState() {
 		return nil, nil
 	}
 	c, err := r.connectTarget(ctx)
@@ -110,7 +122,7 @@ func (r *Release) pullShared(ctx context.Context) (*kube.Client, error) {
 
 // pushState shares the state directory in the cluster under lease, the
 // namespace's Lease of the release, held, signed with this machine's key.
-// Callers decide whether the release shares its state (SharesState);
+// Callers decide whether the release shares its state (sharesState);
 // migrating to the cluster pushes a release whose spec still says local.
 func (r *Release) pushState(ctx context.Context, c *kube.Client, lease *lock.LeaseLock) (*state.Pushed, error) {
 	cs, err := r.clusterState(ctx, c)
@@ -133,7 +145,7 @@ func (r *Release) pushState(ctx context.Context, c *kube.Client, lease *lock.Lea
 // plan or run, when the namespace does not exist yet or the Lease is held
 // by a run elsewhere; the log says so.
 func (s *session) share(ctx context.Context) error {
-	if !s.r.SharesState() || len(s.plan.Blocked()) > 0 {
+	if !s.r.sharesState() || len(s.plan.Blocked()) > 0 {
 		return nil
 	}
 	t := s.r.spec
@@ -160,7 +172,7 @@ func (s *session) share(ctx context.Context) error {
 // over fails the run; any other failure is logged and the next boundary
 // tries again.
 func (l *runLock) share(ctx context.Context, _ int) error {
-	if l.lease == nil || !l.s.r.SharesState() {
+	if l.lease == nil || !l.s.r.sharesState() {
 		return nil
 	}
 	_, err := l.s.r.pushState(ctx, l.s.client, l.lease)
@@ -185,7 +197,7 @@ func (l *runLock) afterWave(ctx context.Context, wave int) error {
 // shareEnd pushes the state when a run ends, even after ctx ended (an
 // interrupt), within a bounded time; the Lease is still held.
 func (l *runLock) shareEnd(ctx context.Context) error {
-	if l.lease == nil || !l.s.r.SharesState() {
+	if l.lease == nil || !l.s.r.sharesState() {
 		return nil
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

@@ -75,7 +75,7 @@ func (r *Release) stateKey() (*signer.Key, error) {
 // push a shared release's state from a machine whose key may not sign it.
 // A local release needs no key.
 func (r *Release) checkWriter() error {
-	if !r.SharesState() {
+	if !r.sharesState() {
 		return nil
 	}
 	_, err := r.stateKey()

@@ -15,16 +15,6 @@ import (
 	"github.com/pynenc/piceli/internal/state"
 )
 
-// StateSnapshot describes one snapshot of a shared release's state: its
-// generation, digest, size, file count, writer and Lease transition, and
-// its chunk Secrets.
-type StateSnapshot = state.Snapshot
-
-// StatePulled says what PullState found: the snapshot used, how many
-// files it holds and how many cache files changed, and what was wrong with
-// a newer, torn snapshot when the previous one was used.
-type StatePulled = state.Pulled
-
 // StateInfo is where a release keeps its state and, when it is shared,
 // what the cluster holds.
 type StateInfo struct {
@@ -41,23 +31,24 @@ type StateInfo struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// ShowState says where the release keeps its state; for a shared one it
-// reads the cluster's manifest, verifies the current snapshot's signature
-// and checks every chunk of it. Nothing is written.
-func (r *Release) ShowState(ctx context.Context) (*StateInfo, error) {
+// Show says where the release keeps its state; for a shared one it reads
+// the cluster's manifest, verifies the current snapshot's signature and
+// checks every chunk of it. Nothing is written.
+func (st *State) Show(ctx context.Context) (*StateInfo, error) {
+	r := st.r
 	files, err := state.Files(r.StateDir())
 	if err != nil {
 		return nil, err
 	}
 	info := &StateInfo{Mode: r.spec.Release.State, Cache: r.StateDir(), Files: len(files)}
-	if !r.SharesState() {
+	if !r.sharesState() {
 		return info, nil
 	}
 	c, err := r.connectTarget(ctx)
 	if err != nil {
 		return nil, err
 	}
-	info.Namespace = r.StateNamespace()
+	info.Namespace = r.stateNamespace()
 	cs, err := r.clusterState(ctx, c)
 	if err != nil {
 		return nil, err
@@ -66,7 +57,7 @@ func (r *Release) ShowState(ctx context.Context) (*StateInfo, error) {
 	if m == nil {
 		return info, err
 	}
-	info.Current, info.Previous = m.Current, m.Previous
+	info.Current, info.Previous = snapshotOf(m.Current), snapshotOf(m.Previous)
 	info.Problem = problem
 	if err != nil {
 		info.Problem = err.Error()
@@ -74,7 +65,7 @@ func (r *Release) ShowState(ctx context.Context) (*StateInfo, error) {
 	return info, nil
 }
 
-// PullStateOptions tune PullState. The zero value is valid.
+// PullStateOptions tune State.Pull. The zero value is valid.
 type PullStateOptions struct {
 	// AcceptOlder, when set, accepts the cluster's state although it is
 	// older than the newest this machine has seen (a restored backup):
@@ -84,12 +75,13 @@ type PullStateOptions struct {
 	AcceptOlder *int64
 }
 
-// PullState brings the state directory up to date from the cluster: the
+// Pull brings the state directory up to date from the cluster: the
 // newest complete snapshot signed by a key of state_signers, merged
 // without losing a file written here and not pushed yet. A snapshot older
 // than one this machine has seen is refused (a *RefusedError) unless
 // opts.AcceptOlder names it. A local release is refused.
-func (r *Release) PullState(ctx context.Context, opts PullStateOptions) (*StatePulled, error) {
+func (st *State) Pull(ctx context.Context, opts PullStateOptions) (*StatePulled, error) {
+	r := st.r
 	if err := r.sharedOnly("pull"); err != nil {
 		return nil, err
 	}
@@ -109,9 +101,9 @@ func (r *Release) PullState(ctx context.Context, opts PullStateOptions) (*StateP
 		return nil, refuse(fmt.Errorf("pull the state of release %s: %w", r.Name(), err))
 	}
 	if a := got.Accepted; a != nil {
-		fmt.Fprintf(r.log(), "state: accepted snapshot %d of release %s in namespace %s although this machine had seen snapshot %d, as --accept-older %d asked\n", a.Generation, r.Name(), r.StateNamespace(), a.Seen, a.Generation)
+		fmt.Fprintf(r.log(), "state: accepted snapshot %d of release %s in namespace %s although this machine had seen snapshot %d, as asked\n", a.Generation, r.Name(), r.stateNamespace(), a.Seen)
 	}
-	return got, nil
+	return pulledOf(got), nil
 }
 
 // pull is Pull, or PullOlder when accept is set.
@@ -123,17 +115,18 @@ func pull(ctx context.Context, cs *state.Cluster, accept *int64) (*state.Pulled,
 }
 
 func (r *Release) sharedOnly(verb string) error {
-	if r.SharesState() {
+	if r.sharesState() {
 		return nil
 	}
 	return refusef("state %s: release %s keeps its state locally ([release] state = %q); set state = \"cluster\" or use \"piceli state migrate --to cluster\"", verb, r.Name(), r.spec.Release.State)
 }
 
-// ExportState writes the release's whole state (pulled first when shared)
+// Export writes the release's whole state (pulled first when shared)
 // to w, encrypted with age for passphrase: secret versions and the digest
 // key never leave in plain. A passphrase shorter than 12 characters is
 // refused before anything is read.
-func (r *Release) ExportState(ctx context.Context, w io.Writer, passphrase string) error {
+func (st *State) Export(ctx context.Context, w io.Writer, passphrase string) error {
+	r := st.r
 	if len(passphrase) < state.MinPassphrase {
 		return refusef("state export: the passphrase must be at least %d characters", state.MinPassphrase)
 	}
@@ -150,11 +143,12 @@ func (r *Release) ExportState(ctx context.Context, w io.Writer, passphrase strin
 	return state.Export(w, files, passphrase)
 }
 
-// ImportState reads a file ExportState wrote and merges it into the state
+// Import reads a file Export wrote and merges it into the state
 // directory under the release's file lock; a shared release then pushes
 // it under the Lease. A wrong passphrase, a damaged file or an export of
 // another release is refused before anything is written.
-func (r *Release) ImportState(ctx context.Context, in io.Reader, passphrase string) error {
+func (st *State) Import(ctx context.Context, in io.Reader, passphrase string) error {
+	r := st.r
 	files, err := state.Import(in, passphrase)
 	if err != nil {
 		return refuse(err)
@@ -173,7 +167,7 @@ func (r *Release) ImportState(ctx context.Context, in io.Reader, passphrase stri
 	if _, err := state.Merge(r.StateDir(), files, nil); err != nil {
 		return err
 	}
-	if !r.SharesState() {
+	if !r.sharesState() {
 		return nil
 	}
 	c, err := r.connectTarget(ctx)
@@ -218,7 +212,7 @@ func (r *Release) withLease(ctx context.Context, c *kube.Client, fn func(*lock.L
 	return fn(l)
 }
 
-// MigrateState moves the release's state between modes: to "cluster" it
+// Migrate moves the release's state between modes: to "cluster" it
 // pushes the state directory to the cluster under the Lease, signed with
 // this machine's key, which [release] state_signers must list (refused
 // before anything is written otherwise); to "local" it pulls the newest
@@ -228,7 +222,8 @@ func (r *Release) withLease(ctx context.Context, c *kube.Client, fn func(*lock.L
 // spec. Either way the spec's [release] state must
 // then be set to the new mode, which the returned sentence says; the spec
 // file is not edited.
-func (r *Release) MigrateState(ctx context.Context, to string) (string, error) {
+func (st *State) Migrate(ctx context.Context, to string) (string, error) {
+	r := st.r
 	if to != "cluster" && to != "local" {
 		return "", refusef("state migrate: --to %q: want \"cluster\" or \"local\"", to)
 	}
@@ -267,10 +262,10 @@ func (r *Release) MigrateState(ctx context.Context, to string) (string, error) {
 // deleteState deletes every state Secret of the release, with the verbs
 // the documented operator Role grants (list and delete).
 func (r *Release) deleteState(ctx context.Context, c *kube.Client) error {
-	api := c.Clientset.CoreV1().Secrets(r.StateNamespace())
+	api := c.Clientset.CoreV1().Secrets(r.stateNamespace())
 	list, err := api.List(ctx, metav1.ListOptions{LabelSelector: state.StateLabel + "=" + r.Name()})
 	if err != nil {
-		return fmt.Errorf("list the state Secrets of release %s in namespace %s: %w", r.Name(), r.StateNamespace(), err)
+		return fmt.Errorf("list the state Secrets of release %s in namespace %s: %w", r.Name(), r.stateNamespace(), err)
 	}
 	for _, s := range list.Items {
 		err := api.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})

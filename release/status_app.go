@@ -7,27 +7,16 @@ import (
 
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/object"
-	"github.com/pynenc/piceli/internal/status"
+	appstatus "github.com/pynenc/piceli/internal/status"
+	"github.com/pynenc/piceli/status"
 )
 
-// AppStatusSchema versions the document AppStatus returns.
-const AppStatusSchema = "piceli.status/v1"
+// StatusSchema versions the document Status returns.
+const StatusSchema = "piceli.status/v1"
 
-// The parts of an AppStatus.
-type (
-	// ObjectStatus is one object's readiness (kstatus rules,
-	// observedGeneration honoured; "missing" when the cluster lacks it),
-	// a workload's replicas, and the reasons it is not ready.
-	ObjectStatus = status.Object
-	// ServiceStatus is a Service of the release with its ports.
-	ServiceStatus = status.Service
-	// IngressStatus is an Ingress of the release with its hosts.
-	IngressStatus = status.Ingress
-)
-
-// AppStatus says whether the release's app is up and how to reach it.
-type AppStatus struct {
-	Schema    string `json:"schema"` // AppStatusSchema
+// Status says whether the release's app is up and how to reach it.
+type Status struct {
+	Schema    string `json:"schema"` // StatusSchema
 	Release   string `json:"release"`
 	Namespace string `json:"namespace"`
 	Server    string `json:"server"`
@@ -35,38 +24,38 @@ type AppStatus struct {
 	// Source says which objects were looked at: those of the latest
 	// revision ("revision 3"), or, before the first, the composition's
 	// ("composition, not applied yet").
-	Source    string          `json:"source"`
-	Ready     bool            `json:"ready"` // every object current
-	Summary   string          `json:"summary"`
-	Objects   []ObjectStatus  `json:"objects"`
-	Services  []ServiceStatus `json:"services"`
-	Ingresses []IngressStatus `json:"ingresses"`
+	Source    string           `json:"source"`
+	Ready     bool             `json:"ready"` // every object current
+	Summary   string           `json:"summary"`
+	Objects   []status.Object  `json:"objects"`
+	Services  []status.Service `json:"services"`
+	Ingresses []status.Ingress `json:"ingresses"`
 	// Revision is the latest revision, its checks included; nil before
 	// the first.
 	Revision *Revision `json:"revision,omitempty"`
 	// Run is the latest run as its journal says, with the checks of a run
 	// that failed on them; nil before the first.
-	Run *RunState `json:"run,omitempty"`
+	Run *Run `json:"run,omitempty"`
 	// Access is the command that forwards the release's Services to
 	// 127.0.0.1.
 	Access string `json:"access"`
 }
 
-// AppStatusOptions tune AppStatus. The zero value is valid.
-type AppStatusOptions struct{}
+// StatusOptions tune Status. The zero value is valid.
+type StatusOptions struct{}
 
-// AppStatus reads the release's objects from the cluster and says whether
+// Status reads the release's objects from the cluster and says whether
 // each is ready, why not, and how to reach the app. The objects are those
 // of the latest revision (no composition is loaded); before the first,
 // the composition's. It reads one LIST per kind and namespace (labelled
 // with the release; Secrets as metadata only, so no value is read), plus
 // one of pods, and of claims where there are StatefulSets, per namespace
 // with workloads, never a GET per object. Nothing is written.
-func (r *Release) AppStatus(ctx context.Context, _ AppStatusOptions) (*AppStatus, error) {
+func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) {
 	if err := r.checkOwner(); err != nil {
 		return nil, err
 	}
-	st, err := r.Status(ctx, StatusOptions{})
+	st, err := r.Run(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -79,9 +68,9 @@ func (r *Release) AppStatus(ctx context.Context, _ AppStatusOptions) (*AppStatus
 	if err != nil {
 		return nil, err
 	}
-	rep := status.Compute(declared, live)
-	return &AppStatus{
-		Schema: AppStatusSchema, Release: r.Name(), Namespace: r.spec.Target.Namespace,
+	rep := appstatus.Compute(declared, live)
+	return &Status{
+		Schema: StatusSchema, Release: r.Name(), Namespace: r.spec.Target.Namespace,
 		Server: s.client.Server, Context: s.client.ContextName, Source: source,
 		Ready: rep.Ready, Summary: rep.Summary, Objects: rep.Objects, Services: rep.Services, Ingresses: rep.Ingresses,
 		Revision: st.Latest, Run: st.Run, Access: r.AccessCommand(),
@@ -90,7 +79,7 @@ func (r *Release) AppStatus(ctx context.Context, _ AppStatusOptions) (*AppStatus
 
 // statusObjects connects and returns the objects status looks at, and
 // where they come from.
-func (r *Release) statusObjects(ctx context.Context) (*session, []status.Declared, string, error) {
+func (r *Release) statusObjects(ctx context.Context) (*session, []appstatus.Declared, string, error) {
 	rev, err := history.Latest(r.StateDir())
 	if err != nil {
 		return nil, nil, "", err
@@ -102,28 +91,28 @@ func (r *Release) statusObjects(ctx context.Context) (*session, []status.Declare
 	if err := s.connect(ctx); err != nil {
 		return nil, nil, "", err
 	}
-	var out []status.Declared
+	var out []appstatus.Declared
 	for _, o := range rev.Objects {
-		out = append(out, status.Declared{Ref: o.Ref, GVR: gvr(o.APIVersion, o.Resource)})
+		out = append(out, appstatus.Declared{Ref: o.Ref, GVR: gvr(o.APIVersion, o.Resource)})
 	}
 	return s, out, fmt.Sprintf("revision %d", rev.Number), nil
 }
 
 // compositionObjects renders the composition and resolves each object's
 // resource through discovery.
-func (r *Release) compositionObjects(ctx context.Context) (*session, []status.Declared, string, error) {
+func (r *Release) compositionObjects(ctx context.Context) (*session, []appstatus.Declared, string, error) {
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	var out []status.Declared
+	var out []appstatus.Declared
 	for _, o := range s.objects {
 		gvk := o.Object.GroupVersionKind()
 		m, err := s.client.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
 			return nil, nil, "", refuse(fmt.Errorf("%s: %w", object.RefOf(o.Object), err))
 		}
-		out = append(out, status.Declared{Ref: object.RefOf(o.Object), GVR: m.Resource})
+		out = append(out, appstatus.Declared{Ref: object.RefOf(o.Object), GVR: m.Resource})
 	}
 	return s, out, "composition, not applied yet", nil
 }

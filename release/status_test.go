@@ -3,7 +3,6 @@ package release
 import (
 	"testing"
 
-	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/lock"
 )
 
@@ -14,20 +13,20 @@ func TestLiveness(t *testing.T) {
 		name       string
 		h          lock.Holder
 		held       bool
-		wantStatus journal.RunStatus
+		wantPhase  Phase
 		wantHolder string
 	}{
-		{"the lock held for the run: running, by the lock's holder", live, true, StatusRunning, live.String()},
-		{"the lock free: interrupted, last run by the journal's holder", live, false, StatusInterrupted, journaled},
-		{"the lock free, no record left: interrupted", lock.Holder{}, false, StatusInterrupted, journaled},
-		{"the lock held by a command without a run (gc): interrupted", lock.Holder{User: "bob", PID: 7}, true, StatusInterrupted, journaled},
-		{"the lock held by another run: interrupted", lock.Holder{User: "bob", PID: 7, Run: "other"}, true, StatusInterrupted, journaled},
+		{"the lock held for the run: running, by the lock's holder", live, true, PhaseRunning, live.String()},
+		{"the lock free: interrupted, last run by the journal's holder", live, false, PhaseInterrupted, journaled},
+		{"the lock free, no record left: interrupted", lock.Holder{}, false, PhaseInterrupted, journaled},
+		{"the lock held by a command without a run (gc): interrupted", lock.Holder{User: "bob", PID: 7}, true, PhaseInterrupted, journaled},
+		{"the lock held by another run: interrupted", lock.Holder{User: "bob", PID: 7, Run: "other"}, true, PhaseInterrupted, journaled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			status, holder := liveness(run, journaled, tt.h, tt.held)
-			if status != tt.wantStatus || holder != tt.wantHolder {
-				t.Errorf("liveness(%s, %q, %v, %v) = %s, %q; want %s, %q", run, journaled, tt.h, tt.held, status, holder, tt.wantStatus, tt.wantHolder)
+			phase, holder := liveness(run, journaled, tt.h, tt.held)
+			if phase != tt.wantPhase || holder != tt.wantHolder {
+				t.Errorf("liveness(%s, %q, %v, %v) = %s, %q; want %s, %q", run, journaled, tt.h, tt.held, phase, holder, tt.wantPhase, tt.wantHolder)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/pynenc/piceli/internal/apply"
-	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
 )
@@ -29,7 +28,7 @@ type StopRequest struct {
 // state directory; one elsewhere finds it on the release's Lease, which it
 // reads at its next wave or within seconds of a readiness wait. It refuses
 // (a *RefusedError), leaving no request, when the latest run is not
-// running: it ended, or it was interrupted (its holder is gone, as Status
+// running: it ended, or it was interrupted (its holder is gone, as Run
 // tells), so nothing would read the request and the next Resume would
 // stop at once. Only a shared release contacts the cluster: it pulls the
 // state first and reads the Lease.
@@ -49,15 +48,15 @@ func (r *Release) Stop(ctx context.Context, _ StopOptions) (*StopRequest, error)
 	if err != nil {
 		return nil, refuse(err)
 	}
-	if journal.RunStatus(rs.Status) == StatusInterrupted && c != nil {
+	if rs.Phase == PhaseInterrupted && c != nil {
 		return r.stopElsewhere(ctx, c, rs)
 	}
-	switch journal.RunStatus(rs.Status) {
-	case StatusRunning:
-	case StatusInterrupted:
+	switch rs.Phase {
+	case PhaseRunning:
+	case PhaseInterrupted:
 		return nil, refusef("run %s was interrupted: %s, so there is nothing to stop; resume continues it", run, gone(rs.Holder))
 	default:
-		return nil, refusef("run %s is not running (it ended %s)", run, rs.Status)
+		return nil, refusef("run %s is not running (it ended %s)", run, rs.Phase)
 	}
 	req := &StopRequest{Run: run, Holder: rs.Holder, Through: "state directory " + r.StateDir()}
 	return req, apply.RequestStop(r.StateDir(), run, lock.CurrentHolder("").String())
@@ -65,7 +64,7 @@ func (r *Release) Stop(ctx context.Context, _ StopOptions) (*StopRequest, error)
 
 // stopElsewhere asks the run rs, which no process of this machine runs,
 // to stop through the release's Lease, if a live holder holds it for rs.
-func (r *Release) stopElsewhere(ctx context.Context, c *kube.Client, rs *RunState) (*StopRequest, error) {
+func (r *Release) stopElsewhere(ctx context.Context, c *kube.Client, rs *Run) (*StopRequest, error) {
 	ns := r.spec.Target.Namespace
 	h, err := lock.RequestStop(ctx, c.Clientset, ns, r.Name(), rs.ID, lock.CurrentHolder("").String())
 	if errors.Is(err, lock.ErrNotHeldForRun) {
@@ -80,8 +79,8 @@ func (r *Release) stopElsewhere(ctx context.Context, c *kube.Client, rs *RunStat
 // liveElsewhere corrects rs for a shared release (c not nil): a run this
 // machine calls interrupted, since no process here holds it, still runs
 // while a live holder holds the release's Lease for it on another machine.
-func (r *Release) liveElsewhere(ctx context.Context, c *kube.Client, rs *RunState) error {
-	if c == nil || rs == nil || journal.RunStatus(rs.Status) != StatusInterrupted {
+func (r *Release) liveElsewhere(ctx context.Context, c *kube.Client, rs *Run) error {
+	if c == nil || rs == nil || rs.Phase != PhaseInterrupted {
 		return nil
 	}
 	h, ok, err := lock.LeaseHolder(ctx, c.Clientset, r.spec.Target.Namespace, r.Name())
@@ -89,7 +88,7 @@ func (r *Release) liveElsewhere(ctx context.Context, c *kube.Client, rs *RunStat
 		return classify(err)
 	}
 	if ok && h.Run == rs.ID {
-		rs.Status, rs.Holder = string(StatusRunning), h.String()
+		rs.Phase, rs.Holder = PhaseRunning, h.String()
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func (w *stopWatch) stopAsked(ctx context.Context, log func(format string, args 
 // stopAsked is the engine's StopAsked for a run: only a release whose
 // state is shared is stopped through its Lease.
 func (l *runLock) stopAsked(ctx context.Context) bool {
-	if !l.s.r.SharesState() {
+	if !l.s.r.sharesState() {
 		return false
 	}
 	return l.stops.stopAsked(ctx, func(format string, args ...any) { fmt.Fprintf(l.s.r.log(), format, args...) })

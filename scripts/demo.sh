@@ -96,7 +96,7 @@ step "what the deploy built, delivered and applied, stage by stage"
 
 step "the release's history and latest run"
 "$piceli" release history --spec "$spec"
-"$piceli" release status --spec "$spec"
+"$piceli" release run --spec "$spec"
 
 step "is the app up, and how to reach it"
 "$piceli" status --spec "$spec"

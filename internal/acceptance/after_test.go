@@ -150,8 +150,8 @@ func (e *env) checkJournals(want journal.RunStatus) {
 		}
 	}
 	st := e.status()
-	if st.Run == nil || st.Run.Status != string(want) || st.Run.TornTail != "" || st.Run.InDoubt != 0 {
-		t.Errorf("after-check: release status = %+v, want the latest run %s, clean", st.Run, want)
+	if st.Run == nil || string(st.Run.Phase) != string(want) || st.Run.TornTail != "" || st.Run.InDoubt != 0 {
+		t.Errorf("after-check: release run = %+v, want the latest run %s, clean", st.Run, want)
 	}
 	if want == journal.StatusFinished && (st.Latest == nil || st.Latest.Run != st.Run.ID) {
 		t.Errorf("after-check: latest revision %+v, want one from run %s", st.Latest, st.Run.ID)

@@ -308,12 +308,13 @@ func (e *env) lib() *release.Release {
 	return r
 }
 
-// status is the release's status as the library reads it.
-func (e *env) status() *release.Status {
+// status is the release's latest run and revision as the library reads
+// them.
+func (e *env) status() *release.RunReport {
 	e.t.Helper()
-	st, err := e.lib().Status(ctx(e.t), release.StatusOptions{})
+	st, err := e.lib().Run(ctx(e.t), "")
 	if err != nil {
-		e.t.Fatalf("Status() = %v", err)
+		e.t.Fatalf("Run() = %v", err)
 	}
 	return st
 }
@@ -322,7 +323,7 @@ func (e *env) status() *release.Status {
 func (e *env) runStatus() string {
 	e.t.Helper()
 	if st := e.status(); st.Run != nil {
-		return st.Run.Status
+		return string(st.Run.Phase)
 	}
 	return ""
 }

@@ -15,7 +15,7 @@ var (
 	// every command that reads release.toml
 	specCommands = [][]string{
 		{"render"}, {"release", "plan"}, {"release", "diff"}, {"release", "apply", "--approve", "HASH"},
-		{"release", "resume"}, {"release", "stop"}, {"release", "rollback"}, {"release", "status"},
+		{"release", "resume"}, {"release", "stop"}, {"release", "rollback"}, {"release", "run"},
 		{"release", "history"}, {"release", "gc"}, {"release", "secret", "show", "s"},
 	}
 	// every command that reads the composition

@@ -203,7 +203,7 @@ func flippedBits(c *sc) {
 		if string(readFile(e.t, jpath)) != string(flipped) {
 			e.t.Errorf("record %d: the refused resume changed the corrupt journal", k)
 		}
-		st := e.piceli("release", "status", "--spec", spec)
+		st := e.piceli("release", "run", "--spec", spec)
 		if !strings.Contains(st.stdout+st.stderr, want) {
 			e.t.Errorf("record %d: status of the corrupt journal does not say %q: %s", k, want, st)
 		}
@@ -233,7 +233,7 @@ func writeError(c *sc) {
 	wantIn(e.t, "the failed apply's output", proc.out.String(), "journal", "file too large")
 	size := len(readFile(e.t, e.journalPath()))
 	st := e.status()
-	if st.Run == nil || st.Run.Status != string(release.StatusInterrupted) || st.Run.TornTail == "" || size != limit {
+	if st.Run == nil || st.Run.Phase != release.PhaseInterrupted || st.Run.TornTail == "" || size != limit {
 		e.t.Errorf("after the failed append: status %+v, journal %d bytes; want interrupted with a torn tail, %d bytes", st.Run, size, limit)
 	}
 	e.wantExit(cli.ExitOK, "resume")
@@ -296,7 +296,7 @@ func fsyncError(n int, fast bool) scenario {
 				e.wantExit(cli.ExitRefused, "resume")
 				return
 			}
-			if got := e.runStatus(); got != string(release.StatusInterrupted) {
+			if got := e.runStatus(); got != string(release.PhaseInterrupted) {
 				e.t.Errorf("status after the failed fsync = %s, want interrupted", got)
 			}
 			e.wantExit(cli.ExitOK, "resume")

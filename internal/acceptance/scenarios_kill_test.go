@@ -136,7 +136,7 @@ func (e *env) checkShape(p *plan.Plan) {
 // and its holder is gone.
 func (e *env) wantInterrupted() {
 	e.t.Helper()
-	if got := e.runStatus(); got != string(release.StatusInterrupted) {
+	if got := e.runStatus(); got != string(release.PhaseInterrupted) {
 		e.t.Fatalf("status of the killed run = %q, want interrupted", got)
 	}
 }

@@ -77,7 +77,7 @@ func window(c *sc, rule faultproxy.Rule) {
 	}
 	e.proxy.Clear()
 	st := e.status()
-	if st.Run == nil || st.Run.Status != string(journal.StatusFailed) || st.Run.InDoubt != shape[0] {
+	if st.Run == nil || string(st.Run.Phase) != string(journal.StatusFailed) || st.Run.InDoubt != shape[0] {
 		e.t.Errorf("status after the outage = %+v, want failed with the %d steps of the first wave in doubt", st.Run, shape[0])
 	}
 	e.wantExit(cli.ExitOK, "resume")

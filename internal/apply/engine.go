@@ -152,11 +152,11 @@ func (e *Engine) Apply(ctx context.Context, run string, in Input) (*Result, erro
 func (e *Engine) emit(ev progress.Event) { e.Events.Emit(ev) }
 
 func (e *Engine) runStarted(run string, p *plan.Plan) {
-	e.emit(progress.Event{Kind: progress.RunStarted, Run: run, Plan: p.Hash, Summary: plan.Summary(p), Waves: len(p.Waves)})
+	e.emit(progress.Event{Kind: progress.RunStarted, Run: run, Plan: p.Hash, Summary: p.Summary(), Waves: len(p.Waves)})
 }
 
 func (e *Engine) runFinished(res *Result, err error) {
-	ev := progress.Event{Kind: progress.RunFinished, Run: res.Run, Status: string(res.Status), Revision: res.Revision}
+	ev := progress.Event{Kind: progress.RunFinished, Run: res.Run, Phase: string(res.Status), Revision: res.Revision}
 	if err != nil {
 		ev.Error = err.Error()
 	}

@@ -86,7 +86,7 @@ func TestApplyEndsTheRunByHowItEnded(t *testing.T) {
 				t.Errorf("journal ends with %s, replays as %s; want %s, %s", last, st.Status, tt.wantLast, tt.wantStatus)
 			}
 			ev := seen.last()
-			if ev.Kind != progress.RunFinished || ev.Status != string(tt.wantStatus) || (err == nil) != (ev.Error == "") {
+			if ev.Kind != progress.RunFinished || ev.Phase != string(tt.wantStatus) || (err == nil) != (ev.Error == "") {
 				t.Errorf("last event = %+v, want run-finished %s carrying the error %v", ev, tt.wantStatus, err)
 			}
 			if got := c.configMap("a") != nil; got != tt.keepsA {

@@ -332,7 +332,7 @@ func inputOf(t *testing.T, waves ...[]plan.Step) Input {
 	if err := plan.Validate(p); err != nil {
 		t.Fatalf("plan.Validate() = %v", err)
 	}
-	h, err := p.ComputeHash()
+	h, err := plan.ComputeHash(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,17 +7,16 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"time"
 
+	pub "github.com/pynenc/piceli/archive"
 	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/journal"
-	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
 )
 
 // Schema versions an archive document.
-const Schema = "piceli.session-archive/v1"
+const Schema = pub.Schema
 
 // FileName is the archive's name inside a run's directory.
 const FileName = "archive.json"
@@ -26,45 +25,14 @@ const FileName = "archive.json"
 // and digests, never manifests, so a real one is far smaller.
 const MaxSize = 32 << 20
 
-// Archive is what one run declared and how it went. It holds object
-// references and keyed digests, never manifests, so it carries no secret
-// value.
-type Archive struct {
-	Schema     string      `json:"schema"`
-	Run        string      `json:"run"`
-	Source     string      `json:"source,omitempty"` // "apply" or "rollback to N"
-	Release    string      `json:"release"`
-	Target     plan.Target `json:"target"`
-	Namespaces []string    `json:"namespaces"` // the namespaces the run writes to, sorted
-	Plan       string      `json:"plan"`       // the plan hash
-	Revision   int         `json:"revision,omitempty"`
-	Status     string      `json:"status"` // the run's status: finished, failed, stopped, compensated, running
-	Error      string      `json:"error,omitempty"`
-	Started    time.Time   `json:"started"`
-	Ended      time.Time   `json:"ended"` // the time of the journal's last record
-	Objects    []Object    `json:"objects"`
-	Checks     *Checks     `json:"checks,omitempty"`
-}
-
-// Object is one step of the run's plan: the object, what the plan did to
-// it and how the step ended. Digest is the keyed digest of the desired
-// manifest; a deleted object is not Declared.
-type Object struct {
-	Ref        object.Ref `json:"ref"`
-	APIVersion string     `json:"apiVersion"`
-	Resource   string     `json:"resource"`
-	Action     string     `json:"action"`
-	Declared   bool       `json:"declared"`
-	Digest     string     `json:"digest,omitempty"`
-	Outcome    string     `json:"outcome"` // the journal's step status
-	Error      string     `json:"error,omitempty"`
-}
-
-// Checks are the run's check results, or that it skipped them.
-type Checks struct {
-	Skipped bool            `json:"skipped,omitempty"`
-	Results []journal.Check `json:"results,omitempty"`
-}
+// The archive document's types live in the public package archive,
+// where users read them.
+type (
+	Archive     = pub.Archive
+	Object      = pub.Object
+	Checks      = pub.Checks
+	CheckResult = pub.CheckResult
+)
 
 // Build makes the archive of run from its plan, its journal's records and
 // the revision it became (0: none). It is pure.
@@ -82,9 +50,18 @@ func Build(run, source string, p *plan.Plan, recs []journal.Record, revision int
 		a.Objects = append(a.Objects, objectOf(s, st.Steps[i]))
 	}
 	if st.ChecksSkipped || len(st.Checks) > 0 {
-		a.Checks = &Checks{Skipped: st.ChecksSkipped, Results: st.Checks}
+		a.Checks = &Checks{Skipped: st.ChecksSkipped, Results: checkResults(st.Checks)}
 	}
 	return a, nil
+}
+
+// checkResults are the journal's check records as the archive holds them.
+func checkResults(cs []journal.Check) []CheckResult {
+	out := make([]CheckResult, len(cs))
+	for i, c := range cs {
+		out[i] = CheckResult(c)
+	}
+	return out
 }
 
 func objectOf(s plan.Step, ss journal.StepState) Object {

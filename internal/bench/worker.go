@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -70,7 +72,7 @@ func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir strin
 	op, path := args[0], args[1]
 	res := workerResult{Op: op, Durable: journal.Durable()}
 	var clock eventClock
-	r, err := release.Open(path, release.Options{CacheDir: cacheDir, Events: clock.record})
+	r, err := release.Open(path, release.Options{CacheDir: cacheDir})
 	if err != nil {
 		return err
 	}
@@ -92,11 +94,11 @@ func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir strin
 		res.Hash, res.Changed, res.Counts = p.Hash, p.Changed(), counts(p)
 	case op == "apply" && len(args) == 3:
 		start := time.Now()
-		out, err := r.Apply(ctx, args[2], release.RunOptions{Parallel: *parallel})
+		out, err := r.Apply(ctx, args[2], release.RunOptions{Parallel: *parallel, Events: clock.record})
 		if err != nil {
 			return err
 		}
-		res.Status = string(out.Status)
+		res.Status = string(out.Phase)
 		clock.fill(&res, start, time.Now())
 		n, spent := journal.Stats()
 		res.Commits, res.Journal = n, spent.Seconds()
@@ -135,7 +137,7 @@ func peakRSS() (int64, error) {
 	return max(own, children.Maxrss) * 1024, nil // kilobytes
 }
 
-func counts(p *release.Plan) map[string]int {
+func counts(p *plan.Plan) map[string]int {
 	out := map[string]int{}
 	for a, n := range p.Counts() {
 		out[string(a)] = n
@@ -153,19 +155,19 @@ type eventClock struct {
 	readiness  time.Duration
 }
 
-func (c *eventClock) record(ev release.Event) {
+func (c *eventClock) record(ev progress.Event) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch ev.Kind {
-	case release.RunStarted:
+	case progress.RunStarted:
 		c.runStarted = now
-	case release.WaveStarted:
+	case progress.WaveStarted:
 		c.waveStart = now
-	case release.StepFinished:
+	case progress.StepFinished:
 		c.written++
 		c.waveStart = now
-	case release.WaveReady:
+	case progress.WaveReady:
 		c.readiness += now.Sub(c.waveStart)
 	}
 }

@@ -10,7 +10,8 @@ import (
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/deploy"
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 )
 
 // deployFlags are the flags of deploy.
@@ -121,7 +122,7 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 	case errors.As(err, &approval):
 		next := continueCommand(f.spec, approval.Plan.Hash)
 		if f.output != "json" {
-			release.WritePlan(cmd.OutOrStdout(), approval.Plan, release.TextOptions{Color: colorful(cmd)})
+			approval.Plan.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd)})
 			cmd.Printf("\nplan %s stored\ncontinue with: %s\n", approval.Plan.Hash, next)
 		}
 		return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}
@@ -132,7 +133,7 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 }
 
 func continueCommand(spec, hash string) string {
-	return "piceli deploy" + specArg(spec) + " --approve " + release.ShortHash(hash)
+	return "piceli deploy" + specArg(spec) + " --approve " + plan.ShortHash(hash)
 }
 
 func resumeCommand(spec string) string { return "piceli deploy" + specArg(spec) + " --resume" }
@@ -148,7 +149,7 @@ func specArg(spec string) string {
 }
 
 // stageLine is how people's renderers print a deploy's stage event.
-func stageLine(e release.Event) string {
+func stageLine(e progress.Event) string {
 	took := (time.Duration(e.DurationMS) * time.Millisecond).Round(time.Millisecond)
 	switch {
 	case e.Kind == deploy.StageStarted:
@@ -269,7 +270,7 @@ func writeOutputs(cmd *cobra.Command, o *deploy.Outputs) {
 		cmd.Printf("      delivered %d image(s) to %s %s, %d bytes; receipt %s\n", d.Images, d.Target, d.Address, d.BytesSent, d.Receipt)
 	}
 	if o.Plan != "" {
-		cmd.Printf("      plan %s %s\n", release.ShortHash(o.Plan), o.Summary)
+		cmd.Printf("      plan %s %s\n", plan.ShortHash(o.Plan), o.Summary)
 	}
 	if o.Run != "" {
 		cmd.Printf("      run %s, revision %d\n", o.Run, o.Revision)

@@ -41,8 +41,8 @@ func refusedf(format string, args ...any) error {
 
 // exitCode maps an error returned by a command to the process exit code:
 // an ExitError says its own; the release package's refusals (bad input, a
-// stale plan, a held lock) are ExitRefused and a plan awaiting approval is
-// ExitApproval; anything else ran and did not succeed.
+// stale plan, a held lock) are ExitRefused; anything else ran and did not
+// succeed. A plan awaiting approval says ExitApproval in its ExitError.
 func exitCode(err error) int {
 	var ee *ExitError
 	switch {
@@ -52,8 +52,6 @@ func exitCode(err error) int {
 		return ee.Code
 	case release.IsRefused(err), errors.Is(err, observe.ErrBadInput):
 		return ExitRefused
-	case errors.As(err, new(*release.ApprovalRequiredError)):
-		return ExitApproval
 	}
 	return ExitFailed
 }

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pynenc/piceli/deploy"
+	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -19,7 +21,7 @@ import (
 // they print above a live display instead of through it, and done is
 // called once after the run to stop the display.
 type display struct {
-	events func(release.Event)
+	events func(progress.Event)
 	log    io.Writer
 	done   func()
 }
@@ -50,28 +52,28 @@ func terminal(w io.Writer) (*os.File, bool) {
 // eventLine is the line both people's renderers print for an event, or ""
 // for the kinds each shows its own way: waves, steps that went well,
 // waits and the run's end.
-func eventLine(e release.Event) string {
+func eventLine(e progress.Event) string {
 	switch e.Kind {
-	case release.RunStarted:
-		return fmt.Sprintf("run %s: plan %s, %s", e.Run, release.ShortHash(e.Plan), e.Summary)
-	case release.StepFinished:
+	case progress.RunStarted:
+		return fmt.Sprintf("run %s: plan %s, %s", e.Run, plan.ShortHash(e.Plan), e.Summary)
+	case progress.StepFinished:
 		if e.Error != "" {
 			return fmt.Sprintf("  failed  %s %s: %s", e.Action, e.Ref, e.Error)
 		}
-	case release.WaitSkipped:
+	case progress.WaitSkipped:
 		return fmt.Sprintf("  no wait %s (%s)", e.Ref, e.Message)
-	case release.Diagnosed:
+	case progress.Diagnosed:
 		return fmt.Sprintf("  %s: %s", e.Ref, e.Message)
-	case release.Settled:
+	case progress.Settled:
 		return fmt.Sprintf("  settled %s: %s", e.Ref, e.Result)
-	case release.Compensating:
+	case progress.Compensating:
 		if e.Error != "" {
 			return fmt.Sprintf("  undo %s: %s: %s", e.Ref, e.Result, e.Error)
 		}
 		return fmt.Sprintf("  undo %s: %s", e.Ref, e.Result)
-	case release.Note:
+	case progress.Note:
 		return "  " + e.Message
-	case release.CheckFinished:
+	case progress.CheckFinished:
 		return checkLine(e)
 	case deploy.StageStarted, deploy.StageFinished:
 		return stageLine(e)
@@ -81,7 +83,7 @@ func eventLine(e release.Event) string {
 
 // checkLine says how a check went: "  check home page (http): passed in
 // 0.2s", or failed with why.
-func checkLine(e release.Event) string {
+func checkLine(e progress.Event) string {
 	took := time.Duration(e.DurationMS) * time.Millisecond
 	line := fmt.Sprintf("  check %s (%s): %s in %s", e.Check, e.What, e.Result, took.Round(time.Millisecond))
 	if e.Error != "" {
@@ -91,26 +93,26 @@ func checkLine(e release.Event) string {
 }
 
 // waveName names a wave by its place and stage: "wave 2/3: apps".
-func waveName(e release.Event) string {
+func waveName(e progress.Event) string {
 	return fmt.Sprintf("wave %d/%d: %s", e.Wave+1, e.Waves, e.Stage)
 }
 
 // endText says how a run ended: "run ID finished: revision N" for a
 // finished run, else "run ID stopped", "run ID failed" or
 // "run ID compensated". The error is left to the command, which returns it.
-func endText(e release.Event) string {
-	if e.Status == string(release.StatusFinished) {
+func endText(e progress.Event) string {
+	if e.Phase == string(release.PhaseFinished) {
 		return fmt.Sprintf("run %s finished: revision %d", e.Run, e.Revision)
 	}
-	return fmt.Sprintf("run %s %s", e.Run, e.Status)
+	return fmt.Sprintf("run %s %s", e.Run, e.Phase)
 }
 
 // waitingText says how many objects a wave still waits for and names the
-// first few, at most release.MaxNames whatever the event carries:
+// first few, at most progress.MaxNames whatever the event carries:
 // "waiting for 62 of 100 Deployments: d-00039, d-00099, d-00100, … (+59)".
-func waitingText(e release.Event) string {
+func waitingText(e progress.Event) string {
 	s := fmt.Sprintf("waiting for %d of %d %s", e.Pending, e.Total, e.What)
-	names := e.Names[:min(len(e.Names), release.MaxNames)]
+	names := e.Names[:min(len(e.Names), progress.MaxNames)]
 	if len(names) == 0 {
 		return s
 	}

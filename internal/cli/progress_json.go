@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // progressSchema names the format of the JSON-lines stream, so a reader can
@@ -15,15 +15,15 @@ const progressSchema = "piceli.progress/v1"
 // jsonLines writes one JSON object per event, with "schema" set to
 // progressSchema and the event's fields beside it. It serialises writers
 // and drops nothing: a run's end is its last event, as emitted.
-func jsonLines(w io.Writer) func(release.Event) {
+func jsonLines(w io.Writer) func(progress.Event) {
 	var mu sync.Mutex
 	enc := json.NewEncoder(w)
-	return func(e release.Event) {
+	return func(e progress.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		enc.Encode(struct {
 			Schema string `json:"schema"`
-			release.Event
+			progress.Event
 		}{progressSchema, e})
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // updateProgress regenerates testdata/progress.jsonl. It is not -update,
@@ -45,12 +45,12 @@ func TestProgressJSONOneObjectPerEvent(t *testing.T) {
 	var buf bytes.Buffer
 	want := compensatedRun()
 	feed(jsonLines(&buf), want)
-	var got []release.Event
+	var got []progress.Event
 	sc := bufio.NewScanner(&buf)
 	for sc.Scan() {
 		var line struct {
 			Schema string `json:"schema"`
-			release.Event
+			progress.Event
 		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			t.Fatalf("line %d: %v: %s", len(got)+1, err, sc.Bytes())

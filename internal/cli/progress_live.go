@@ -12,6 +12,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/pynenc/piceli/progress"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -87,40 +88,40 @@ func newLive(tty *os.File, o liveOptions) *liveDisplay {
 
 func (l *liveDisplay) setDoing(s string) { l.doing.Store(&s) }
 
-// emit is the display's func(release.Event): it updates the bars and the spinner
+// emit is the display's func(progress.Event): it updates the bars and the spinner
 // and prints the event's line, if it has one, above them.
-func (l *liveDisplay) emit(e release.Event) {
+func (l *liveDisplay) emit(e progress.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ended {
 		return
 	}
 	switch e.Kind {
-	case release.RunStarted:
+	case progress.RunStarted:
 		l.setDoing("run " + e.Run)
-	case release.WaveStarted:
+	case progress.WaveStarted:
 		l.waveStarted(e)
-	case release.StepFinished:
+	case progress.StepFinished:
 		l.stepFinished(e)
-	case release.Waiting:
+	case progress.Waiting:
 		l.setDoing(waitingText(e))
-	case release.WaveReady:
+	case progress.WaveReady:
 		l.waveReady(e)
-	case release.Compensating:
+	case progress.Compensating:
 		l.setDoing("undoing completed steps")
-	case release.RunFinished:
+	case progress.RunFinished:
 		l.finish(e)
 	}
 	l.print(e)
 }
 
 // print writes an event's line above the bars, painted by what it says.
-func (l *liveDisplay) print(e release.Event) {
+func (l *liveDisplay) print(e progress.Event) {
 	line := eventLine(e)
 	switch {
 	case line == "":
 		return
-	case e.Kind == release.Compensating && e.Result != "failed":
+	case e.Kind == progress.Compensating && e.Result != "failed":
 		line = l.paint("33", line) // undone, or left for a rollback
 	case e.Error != "" || e.Result == "failed":
 		line = l.paint("31", line)
@@ -135,7 +136,7 @@ func (l *liveDisplay) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (l *liveDisplay) waveStarted(e release.Event) {
+func (l *liveDisplay) waveStarted(e progress.Event) {
 	l.setDoing("applying " + waveName(e))
 	if l.waves[e.Wave] != nil {
 		return
@@ -167,7 +168,7 @@ func (w *waveBar) counts(s decor.Statistics) string {
 
 // stepFinished counts a written step as done; a failed one is counted
 // apart.
-func (l *liveDisplay) stepFinished(e release.Event) {
+func (l *liveDisplay) stepFinished(e progress.Event) {
 	w := l.waves[e.Wave]
 	switch {
 	case w == nil:
@@ -179,7 +180,7 @@ func (l *liveDisplay) stepFinished(e release.Event) {
 }
 
 // waveReady completes the wave's bar: every object of it is in place.
-func (l *liveDisplay) waveReady(e release.Event) {
+func (l *liveDisplay) waveReady(e progress.Event) {
 	w := l.waves[e.Wave]
 	if w == nil {
 		return
@@ -190,19 +191,19 @@ func (l *liveDisplay) waveReady(e release.Event) {
 
 // finish keeps the run's end for close and stops the bars, so the frame
 // drawn next is the last.
-func (l *liveDisplay) finish(e release.Event) {
+func (l *liveDisplay) finish(e progress.Event) {
 	l.end = endText(e)
-	if e.Status == string(release.StatusFinished) {
+	if e.Phase == string(release.PhaseFinished) {
 		l.end = l.paint("32", l.end)
 	} else {
 		l.end = l.paint("31", l.end)
 	}
 	l.ended = true
 	why := "not ready"
-	switch release.RunStatus(e.Status) {
-	case release.StatusStopped:
+	switch release.Phase(e.Phase) {
+	case release.PhaseStopped:
 		why = "stopped"
-	case release.StatusCompensated:
+	case release.PhaseCompensated:
 		why = "undone"
 	}
 	for _, w := range l.waves {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // startLive starts a live display on a fresh pseudo-terminal that draws a
@@ -67,7 +67,7 @@ var spinnerRow = regexp.MustCompile(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S`)
 func TestProgressLiveShowsWaveBarsAndWaitingCounts(t *testing.T) {
 	ft, l, draw := startLive(t)
 	evs := compensatedRun()
-	w := indexOf(evs, release.Waiting)
+	w := indexOf(evs, progress.Waiting)
 	feed(l.emit, evs[:w+1])
 	draw()
 	ft.waitFor(t, regexp.MustCompile(`wave 1/3: config .*\] 2/2 steps, ready`))
@@ -80,7 +80,7 @@ func TestProgressLiveShowsWaveBarsAndWaitingCounts(t *testing.T) {
 func TestProgressLiveFinalScreen(t *testing.T) {
 	tests := []struct {
 		name string
-		evs  []release.Event
+		evs  []progress.Event
 		end  string
 		rows []string // patterns the final screen's rows match, in order
 	}{
@@ -145,8 +145,8 @@ func TestProgressLiveFinalScreen(t *testing.T) {
 }
 
 // splitEnd splits off the run-finished event that ends evs, if one does.
-func splitEnd(evs []release.Event) (run, end []release.Event) {
-	if n := len(evs); n > 0 && evs[n-1].Kind == release.RunFinished {
+func splitEnd(evs []progress.Event) (run, end []progress.Event) {
+	if n := len(evs); n > 0 && evs[n-1].Kind == progress.RunFinished {
 		return evs[:n-1], evs[n-1:]
 	}
 	return evs, nil
@@ -173,7 +173,7 @@ func TestProgressLiveEndsCleanlyAfterEarlyFailure(t *testing.T) {
 	evs := failedEarly()
 	tests := []struct {
 		name string
-		evs  []release.Event
+		evs  []progress.Event
 		end  string
 	}{
 		{"the run reports its failure", evs, "run r-3 failed"},
@@ -188,7 +188,7 @@ func TestProgressLiveEndsCleanlyAfterEarlyFailure(t *testing.T) {
 			ft.waitFor(t, regexp.MustCompile(`wave 2/5: config .*1/3 steps, 1 failed`))
 			feed(l.emit, end)
 			stopWithin(t, l.close, 2*time.Second)
-			l.emit(release.Event{Kind: release.Note, Message: "after the end"}) // dropped, not a panic or a hang
+			l.emit(progress.Event{Kind: progress.Note, Message: "after the end"}) // dropped, not a panic or a hang
 			if left := mpbGoroutines(); left != "" {
 				t.Errorf("mpb goroutines are left after close:\n%s", left)
 			}

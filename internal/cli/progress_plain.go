@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // How often plain lines repeat a wave's wait. A wait whose text changed
@@ -24,7 +24,7 @@ const (
 // terminal. A wave's first wait prints at once; later waits print when
 // what is waited for changed (at most every waitEvery) and otherwise at a
 // calm interval (calmFirst, doubling up to calmMost), saying how long the
-// wave has waited; each line has counts and at most release.MaxNames names.
+// wave has waited; each line has counts and at most progress.MaxNames names.
 // A run's end prints once, however many run-finished events it sends; a
 // run that fails and is rolled back is followed by the rollback's run,
 // whose end prints too.
@@ -52,8 +52,8 @@ func newPlain(w io.Writer, now func() time.Time) *plainLines {
 	return &plainLines{w: w, now: now, waits: map[int]*waitShown{}, ended: map[string]bool{}}
 }
 
-// emit is the func(release.Event) of plain lines.
-func (p *plainLines) emit(e release.Event) {
+// emit is the func(progress.Event) of plain lines.
+func (p *plainLines) emit(e progress.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if line := p.line(e); line != "" {
@@ -61,19 +61,19 @@ func (p *plainLines) emit(e release.Event) {
 	}
 }
 
-func (p *plainLines) line(e release.Event) string {
+func (p *plainLines) line(e progress.Event) string {
 	switch e.Kind {
-	case release.WaveStarted:
+	case progress.WaveStarted:
 		return fmt.Sprintf("%s (%s)", waveName(e), objectCount(e.Objects))
-	case release.StepFinished:
+	case progress.StepFinished:
 		if e.Error == "" {
 			return fmt.Sprintf("  done    %s %s", e.Action, e.Ref)
 		}
-	case release.Waiting:
+	case progress.Waiting:
 		return p.waitLine(e)
-	case release.RunStarted:
+	case progress.RunStarted:
 		p.waits = map[int]*waitShown{}
-	case release.RunFinished:
+	case progress.RunFinished:
 		if p.ended[e.Run] {
 			return ""
 		}
@@ -86,7 +86,7 @@ func (p *plainLines) line(e release.Event) string {
 // waitLine is the line of a wait, or "" while its wave stays quiet: its
 // text changed less than waitEvery after the last line, or did not change
 // and the calm interval has not passed.
-func (p *plainLines) waitLine(e release.Event) string {
+func (p *plainLines) waitLine(e progress.Event) string {
 	now, text := p.now(), waitingText(e)
 	w, ok := p.waits[e.Wave]
 	switch {

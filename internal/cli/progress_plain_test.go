@@ -8,12 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/progress"
 )
 
 // plainOutput feeds evs to plain lines whose clock reads at[i] for evs[i]
 // (the last entry of at for the rest) and returns the lines printed.
-func plainOutput(evs []release.Event, at ...time.Time) []string {
+func plainOutput(evs []progress.Event, at ...time.Time) []string {
 	var buf bytes.Buffer
 	var now time.Time
 	p := newPlain(&buf, func() time.Time { return now })
@@ -54,8 +54,8 @@ func TestProgressPlainRun(t *testing.T) {
 }
 
 func TestProgressPlainWaitShowsCountsAndAtMostThreeNames(t *testing.T) {
-	wait := release.Event{Kind: release.Waiting, Wave: 0, Pending: 100, Total: 100, Names: hundredNames(), What: "objects"}
-	got := plainOutput([]release.Event{wait})
+	wait := progress.Event{Kind: progress.Waiting, Wave: 0, Pending: 100, Total: 100, Names: hundredNames(), What: "objects"}
+	got := plainOutput([]progress.Event{wait})
 	want := []string{"  waiting for 100 of 100 objects: o-000, o-001, o-002, … (+97)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("plain line of a wait on 100 objects carrying 100 names (-want +got):\n%s", diff)
@@ -64,10 +64,10 @@ func TestProgressPlainWaitShowsCountsAndAtMostThreeNames(t *testing.T) {
 
 func TestProgressPlainWaitRepeatsAtMostEvery5s(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	wait := func(wave, pending int) release.Event {
-		return release.Event{Kind: release.Waiting, Wave: wave, Pending: pending, Total: 100, What: "objects"}
+	wait := func(wave, pending int) progress.Event {
+		return progress.Event{Kind: progress.Waiting, Wave: wave, Pending: pending, Total: 100, What: "objects"}
 	}
-	evs := []release.Event{wait(0, 90), wait(0, 80), wait(0, 70), wait(0, 60), wait(1, 50)}
+	evs := []progress.Event{wait(0, 90), wait(0, 80), wait(0, 70), wait(0, 60), wait(1, 50)}
 	at := []time.Time{t0, t0.Add(time.Second), t0.Add(4999 * time.Millisecond), t0.Add(5 * time.Second), t0.Add(6 * time.Second)}
 	got := plainOutput(evs, at...)
 	want := []string{
@@ -83,17 +83,17 @@ func TestProgressPlainWaitRepeatsAtMostEvery5s(t *testing.T) {
 func TestProgressPlainEndPrintedOnce(t *testing.T) {
 	tests := []struct {
 		name string
-		end  release.Event
+		end  progress.Event
 		want string
 	}{
-		{"a finished run says its revision", release.Event{Kind: release.RunFinished, Run: "r-2", Status: "finished", Revision: 7}, "run r-2 finished: revision 7"},
-		{"a stopped run says so", release.Event{Kind: release.RunFinished, Run: "r-4", Status: "stopped"}, "run r-4 stopped"},
-		{"a failed run says so", release.Event{Kind: release.RunFinished, Run: "r-3", Status: "failed", Error: "boom"}, "run r-3 failed"},
-		{"a compensated run says so", release.Event{Kind: release.RunFinished, Run: "r-1", Status: "compensated"}, "run r-1 compensated"},
+		{"a finished run says its revision", progress.Event{Kind: progress.RunFinished, Run: "r-2", Phase: "finished", Revision: 7}, "run r-2 finished: revision 7"},
+		{"a stopped run says so", progress.Event{Kind: progress.RunFinished, Run: "r-4", Phase: "stopped"}, "run r-4 stopped"},
+		{"a failed run says so", progress.Event{Kind: progress.RunFinished, Run: "r-3", Phase: "failed", Error: "boom"}, "run r-3 failed"},
+		{"a compensated run says so", progress.Event{Kind: progress.RunFinished, Run: "r-1", Phase: "compensated"}, "run r-1 compensated"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := plainOutput([]release.Event{tt.end, tt.end})
+			got := plainOutput([]progress.Event{tt.end, tt.end})
 			if diff := cmp.Diff([]string{tt.want}, got); diff != "" {
 				t.Errorf("plain lines of run-finished sent twice (-want +got):\n%s", diff)
 			}
@@ -106,8 +106,8 @@ func TestProgressPlainEndPrintedOnce(t *testing.T) {
 // so a few times, with how long it has waited, not once a poll.
 func TestProgressPlainUnchangedWaitOf5MinutesPrintsFewLines(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	wait := release.Event{Kind: release.Waiting, Wave: 3, Pending: 1, Total: 8, Names: []string{"StatefulSet cassandra"}, What: "objects"}
-	var evs []release.Event
+	wait := progress.Event{Kind: progress.Waiting, Wave: 3, Pending: 1, Total: 8, Names: []string{"StatefulSet cassandra"}, What: "objects"}
+	var evs []progress.Event
 	var at []time.Time
 	for s := 0; s <= 300; s++ {
 		evs, at = append(evs, wait), append(at, t0.Add(time.Duration(s)*time.Second))
@@ -129,10 +129,10 @@ func TestProgressPlainUnchangedWaitOf5MinutesPrintsFewLines(t *testing.T) {
 
 func TestProgressPlainWaitPrintsWhatChanged(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	wait := func(names ...string) release.Event {
-		return release.Event{Kind: release.Waiting, Wave: 0, Pending: len(names), Total: 3, Names: names, What: "Deployments"}
+	wait := func(names ...string) progress.Event {
+		return progress.Event{Kind: progress.Waiting, Wave: 0, Pending: len(names), Total: 3, Names: names, What: "Deployments"}
 	}
-	evs := []release.Event{wait("api", "web"), wait("api", "web"), wait("web"), wait("web"), wait("web")}
+	evs := []progress.Event{wait("api", "web"), wait("api", "web"), wait("web"), wait("web"), wait("web")}
 	at := []time.Time{t0, t0.Add(time.Second), t0.Add(6 * time.Second), t0.Add(7 * time.Second), t0.Add(36 * time.Second)}
 	got := plainOutput(evs, at...)
 	want := []string{

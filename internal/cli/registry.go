@@ -103,7 +103,7 @@ func newRegistryStatusCmd() *cobra.Command {
 Steps:
   1. read the release that "piceli registry install" wrote into --dir
   2. replay its latest run's journal (read-only) and print its status, as
-     "piceli release status" does`,
+     "piceli release run" does`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := specFlag{spec: filepath.Join(dir, "release.toml")}
@@ -111,11 +111,11 @@ Steps:
 			if err != nil {
 				return err
 			}
-			st, err := r.Status(cmd.Context(), release.StatusOptions{})
+			rep, err := r.Run(cmd.Context(), "")
 			if err != nil {
 				return err
 			}
-			printReleaseStatus(cmd, st, f.spec)
+			printRunReport(cmd, rep, f.spec)
 			return nil
 		},
 	}

@@ -8,6 +8,6 @@ func newReleaseCmd() *cobra.Command {
 		Short: "Plan, apply and inspect a release in a named cluster",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newPlanCmd(), newDiffCmd(), newApplyCmd(), newResumeCmd(), newStopCmd(), newHistoryCmd(), newReleaseStatusCmd(), newRollbackCmd(), newGCCmd(), newSecretCmd(), newCheckCmd(), newArchiveCmd())
+	cmd.AddCommand(newPlanCmd(), newDiffCmd(), newApplyCmd(), newResumeCmd(), newStopCmd(), newHistoryCmd(), newReleaseRunCmd(), newRollbackCmd(), newGCCmd(), newSecretCmd(), newCheckCmd(), newArchiveCmd())
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -56,6 +57,12 @@ stop" ends one cleanly from another terminal. The first Ctrl-C stops the run
 the same way; a second one abandons its in-flight writes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.approve == "" {
+				return planFirst(cmd, f, func(r *release.Release, opts release.PlanOptions) (*plan.Plan, int, error) {
+					p, err := r.Plan(cmd.Context(), opts)
+					return p, 0, err
+				})
+			}
 			return runRelease(cmd, f, func(r *release.Release, opts release.RunOptions) (*release.Result, error) {
 				return r.Apply(cmd.Context(), f.approve, opts)
 			})
@@ -71,12 +78,12 @@ the same way; a second one abandons its in-flight writes.`,
 func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, release.RunOptions) (*release.Result, error)) error {
 	d := newProgress(cmd, f.output)
 	defer d.done()
-	r, err := f.open(cmd, release.Options{Events: d.events, Log: d.log})
+	r, err := f.open(cmd, release.Options{Log: d.log})
 	if err != nil {
 		return err
 	}
 	opts := release.RunOptions{AllowReplace: f.allowReplace, Parallel: f.parallel, SkipChecks: f.skipChecks,
-		Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr())}
+		Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr()), Events: d.events}
 	_, err = run(r, opts)
 	d.done()
 	return reportRun(cmd, f.spec, f.output, err)
@@ -86,20 +93,15 @@ func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, rel
 // do next; the progress display has already printed the run's end, so the
 // message does not repeat it.
 func reportRun(cmd *cobra.Command, spec, output string, err error) error {
-	var (
-		approval *release.ApprovalRequiredError
-		failed   *release.RunFailedError
-	)
+	var failed *release.RunFailedError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &approval):
-		return askApproval(cmd, spec, output, approval)
 	case errors.As(err, &failed) && cmd.Context().Err() != nil:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("interrupted, in-flight writes abandoned; resume it with: %s (it settles them by reading the cluster)", releaseCommand("resume", spec))}
 	case errors.As(err, &failed) && failed.Rollback != nil:
 		return &ExitError{Code: ExitFailed, Err: rolledBackText(spec, failed)}
-	case errors.As(err, &failed) && failed.Result.Status == release.StatusStopped:
+	case errors.As(err, &failed) && failed.Result.Phase == release.PhaseStopped:
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("stopped; continue it with: %s", releaseCommand("resume", spec))}
 	case errors.As(err, &failed) && failed.Resumable():
 		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\nresume it with: %s", failed.Err, releaseCommand("resume", spec))}
@@ -115,11 +117,21 @@ func releaseCommand(verb, spec string) string {
 	return "piceli release " + verb + specArg(spec)
 }
 
-// askApproval prints a plan that needs approval and ends with exit code 3
-// (1 when the plan is blocked and can never be approved).
-func askApproval(cmd *cobra.Command, spec, output string, a *release.ApprovalRequiredError) error {
-	next := approveCommand(spec, a.Plan, a.Rollback)
-	if err := printPlan(cmd, output, a.Plan, next); err != nil {
+// planFirst is what a command that applies does without --approve: it
+// plans (planOf returns the plan and, for a rollback, the revision it goes
+// back to), prints the plan and ends with exit code 3 (1 when the plan is
+// blocked and can never be approved). Nothing is applied.
+func planFirst(cmd *cobra.Command, f applyFlags, planOf func(*release.Release, release.PlanOptions) (*plan.Plan, int, error)) error {
+	r, err := f.open(cmd, release.Options{})
+	if err != nil {
+		return err
+	}
+	p, to, err := planOf(r, release.PlanOptions{AllowReplace: f.allowReplace, Parallel: f.parallel})
+	if err != nil {
+		return err
+	}
+	next := approveCommand(f.spec, p, to)
+	if err := printPlan(cmd, f.output, p, next); err != nil {
 		return err
 	}
 	return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}

@@ -70,7 +70,7 @@ func (r *testRelease) editStoredPlan(t *testing.T, hash string, edit func(*plan.
 		t.Fatal(err)
 	}
 	edit(&p)
-	if p.Hash, err = p.ComputeHash(); err != nil {
+	if p.Hash, err = plan.ComputeHash(&p); err != nil {
 		t.Fatal(err)
 	}
 	out, err := json.MarshalIndent(&p, "", "  ")

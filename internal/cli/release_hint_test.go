@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -15,19 +16,19 @@ import (
 // default one included: issue 27 met "resume it with: piceli release
 // resume" after applying examples/shop/release.toml from the checkout.
 func TestRunHintsCarryTheSpec(t *testing.T) {
-	failed := func(status release.RunStatus, rb *release.AutoRollback) error {
-		return &release.RunFailedError{Result: &release.Result{Run: "r-1", Status: status}, Err: errors.New("2 checks failed"), Rollback: rb}
+	failed := func(status release.Phase, rb *release.AutoRollback) error {
+		return &release.RunFailedError{Result: &release.Result{Run: "r-1", Phase: status}, Err: errors.New("2 checks failed"), Rollback: rb}
 	}
 	tests := map[string]struct {
 		err         error
 		interrupted bool
 		want        string
 	}{
-		"a failed run":                  {err: failed(release.StatusFailed, nil), want: "resume it with: piceli release resume --spec examples/shop/release.toml"},
-		"a stopped run":                 {err: failed(release.StatusStopped, nil), want: "continue it with: piceli release resume --spec examples/shop/release.toml"},
-		"an interrupted run":            {err: failed(release.StatusFailed, nil), interrupted: true, want: "resume it with: piceli release resume --spec examples/shop/release.toml"},
-		"a rollback that did not start": {err: failed(release.StatusFailed, &release.AutoRollback{To: 2, Err: errors.New("refused")}), want: "resume it with: piceli release resume --spec examples/shop/release.toml"},
-		"a rollback that finished": {err: failed(release.StatusFailed, &release.AutoRollback{To: 2, Result: &release.Result{Run: "r-2", Revision: 3}}),
+		"a failed run":                  {err: failed(release.PhaseFailed, nil), want: "resume it with: piceli release resume --spec examples/shop/release.toml"},
+		"a stopped run":                 {err: failed(release.PhaseStopped, nil), want: "continue it with: piceli release resume --spec examples/shop/release.toml"},
+		"an interrupted run":            {err: failed(release.PhaseFailed, nil), interrupted: true, want: "resume it with: piceli release resume --spec examples/shop/release.toml"},
+		"a rollback that did not start": {err: failed(release.PhaseFailed, &release.AutoRollback{To: 2, Err: errors.New("refused")}), want: "resume it with: piceli release resume --spec examples/shop/release.toml"},
+		"a rollback that finished": {err: failed(release.PhaseFailed, &release.AutoRollback{To: 2, Result: &release.Result{Run: "r-2", Revision: 3}}),
 			want: "run them with: piceli release check --spec examples/shop/release.toml"},
 	}
 	for name, tt := range tests {
@@ -48,7 +49,7 @@ func TestRunHintsCarryTheSpec(t *testing.T) {
 }
 
 func TestApproveAndDeployHintsCarryTheDefaultSpecToo(t *testing.T) {
-	p := &release.Plan{Hash: "sha256:3f2a9c1b7d4e0000000000000000000000000000000000000000000000000000"}
+	p := &plan.Plan{Hash: "sha256:3f2a9c1b7d4e0000000000000000000000000000000000000000000000000000"}
 	for got, want := range map[string]string{
 		approveCommand("release.toml", p, 0):               "piceli release apply --spec release.toml --approve 3f2a9c1b7d4e",
 		approveCommand("release.toml", p, 2):               "piceli release rollback --spec release.toml --to 2 --approve 3f2a9c1b7d4e",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -60,7 +61,7 @@ func printHistory(cmd *cobra.Command, revs []release.Revision) {
 		if r.Unchanged {
 			objects += " (none changed)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, release.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), objects, checksColumn(r.Checks))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Number, plan.ShortHash(r.Plan), r.Run, r.Source, r.Finished.Local().Format(time.DateTime), objects, checksColumn(r.Checks))
 	}
 	tw.Flush()
 	for _, r := range revs {
@@ -76,40 +77,46 @@ func writeJSON(cmd *cobra.Command, v any) error {
 	return enc.Encode(v)
 }
 
-func newReleaseStatusCmd() *cobra.Command {
+func newReleaseRunCmd() *cobra.Command {
 	var f specFlag
 	var output string
 	cmd := &cobra.Command{
-		Use:   "status --spec release.toml [-o json]",
-		Short: "Show the release's latest run and revision",
-		Long: `Show the release's latest revision and run.
+		Use:   "run --spec release.toml [ID] [-o json]",
+		Short: "Show a run of the release (default: the latest) and its latest revision",
+		Long: `Show a run of the release, the latest one unless ID names another, and
+the release's latest revision.
 
 Steps:
   1. read the latest revision from the state directory and check it as a
      rollback or compensation would before restoring it (seal, plan, objects)
-  2. replay the latest run's journal (read-only) and print its status, its
-     plan, how many waves are ready, and whether a resume has work to do
+  2. replay the run's journal (read-only) and print its phase, its plan, how
+     many waves are ready, and whether a resume has work to do
   3. for a run its journal calls running, check the state directory's file
      lock: held for the run, it is running (and who runs it is printed);
      otherwise its holder is gone and the run is "interrupted", which
      "piceli release resume" continues
 
 No cluster is contacted and nothing is written, unless [release] state =
-"cluster": then the state directory is brought up to date from it first.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+"cluster": then the state directory is brought up to date from it first.
+Whether the app is up is "piceli status".`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
 			}
-			st, err := r.Status(cmd.Context(), release.StatusOptions{})
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			rep, err := r.Run(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.release-status/v1", "latest": st.Latest, "run": st.Run})
+				return writeJSON(cmd, rep)
 			}
-			printReleaseStatus(cmd, st, f.spec)
+			printRunReport(cmd, rep, f.spec)
 			return nil
 		},
 	}
@@ -118,11 +125,11 @@ No cluster is contacted and nothing is written, unless [release] state =
 	return cmd
 }
 
-// printReleaseStatus prints st for people; spec is the spec file as given,
+// printRunReport prints st for people; spec is the spec file as given,
 // for the command that resumes an interrupted run.
-func printReleaseStatus(cmd *cobra.Command, st *release.Status, spec string) {
+func printRunReport(cmd *cobra.Command, st *release.RunReport, spec string) {
 	if r := st.Latest; r != nil {
-		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, release.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
+		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, plan.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
 		if r.Damaged != "" {
 			cmd.Printf("DAMAGED: %s; a rollback or compensation will not restore it\n", r.Damaged)
 		}
@@ -132,7 +139,7 @@ func printReleaseStatus(cmd *cobra.Command, st *release.Status, spec string) {
 		cmd.Println("no runs yet")
 		return
 	}
-	cmd.Printf("latest run %s: %s (plan %s, %d waves ready)\n", run.ID, run.Status, release.ShortHash(run.Plan), run.WavesReady)
+	cmd.Printf("run %s: %s (plan %s, %d waves ready)\n", run.ID, run.Phase, plan.ShortHash(run.Plan), run.WavesReady)
 	printHolder(cmd, run, spec)
 	if run.TornTail != "" {
 		cmd.Printf("its journal ends in a torn record (%s); resume repairs it\n", run.TornTail)
@@ -144,13 +151,13 @@ func printReleaseStatus(cmd *cobra.Command, st *release.Status, spec string) {
 
 // printHolder says who runs a running run, or that an interrupted run's
 // holder is gone and how to continue it.
-func printHolder(cmd *cobra.Command, run *release.RunState, spec string) {
+func printHolder(cmd *cobra.Command, run *release.Run, spec string) {
 	switch {
-	case run.Status == string(release.StatusRunning):
+	case run.Phase == release.PhaseRunning:
 		cmd.Printf("run by %s\n", run.Holder)
-	case run.Status == string(release.StatusInterrupted) && run.Holder != "":
+	case run.Phase == release.PhaseInterrupted && run.Holder != "":
 		cmd.Printf("its holder %s is gone; continue it with: %s\n", run.Holder, releaseCommand("resume", spec))
-	case run.Status == string(release.StatusInterrupted):
+	case run.Phase == release.PhaseInterrupted:
 		cmd.Printf("its holder is gone; continue it with: %s\n", releaseCommand("resume", spec))
 	}
 }

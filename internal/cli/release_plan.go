@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -75,7 +76,7 @@ Nothing is written to the cluster. Approve the plan with
 
 // printPlan writes the plan as text or JSON, with next, the command that
 // applies it; a blocked plan ends with exit code 1 after it is printed.
-func printPlan(cmd *cobra.Command, output string, p *release.Plan, next string) error {
+func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string) error {
 	if output == "json" {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
@@ -83,7 +84,7 @@ func printPlan(cmd *cobra.Command, output string, p *release.Plan, next string) 
 			return err
 		}
 	} else {
-		release.WritePlan(cmd.OutOrStdout(), p, release.TextOptions{Color: colorful(cmd)})
+		p.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd)})
 		if p.Hash != "" {
 			cmd.Printf("\nplan %s stored\napply it with: %s\n", p.Hash, next)
 		}
@@ -96,7 +97,7 @@ func printPlan(cmd *cobra.Command, output string, p *release.Plan, next string) 
 
 // approveCommand is the command that applies the stored plan p: a rollback
 // plan (to > 0) is applied by rollback, any other by apply.
-func approveCommand(spec string, p *release.Plan, to int) string {
+func approveCommand(spec string, p *plan.Plan, to int) string {
 	cmd := "piceli release apply"
 	if to > 0 {
 		cmd = "piceli release rollback"
@@ -105,5 +106,5 @@ func approveCommand(spec string, p *release.Plan, to int) string {
 	if to > 0 {
 		cmd += fmt.Sprintf(" --to %d", to)
 	}
-	return cmd + " --approve " + release.ShortHash(p.Hash)
+	return cmd + " --approve " + plan.ShortHash(p.Hash)
 }

@@ -25,7 +25,7 @@ func TestResumeRepairsTornJournalRefusesCorrupt(t *testing.T) {
 		data := readFile(t, path)
 		writeFile(t, path, data[:len(data)-3])
 
-		status := run(t, "release", "status", "--spec", r.spec)
+		status := run(t, "release", "run", "--spec", r.spec)
 		if !strings.Contains(status.stdout, "torn record") || !strings.Contains(status.stdout, "resume repairs it") {
 			t.Errorf("status of a torn journal:\n%s", status.stdout)
 		}
@@ -34,7 +34,7 @@ func TestResumeRepairsTornJournalRefusesCorrupt(t *testing.T) {
 			t.Fatalf("resume of a torn journal: exit %d, stderr:\n%s\nwant exit 0 reporting the repair", res.code, res.stderr)
 		}
 		r.assertFinished(t, p)
-		status = run(t, "release", "status", "--spec", r.spec)
+		status = run(t, "release", "run", "--spec", r.spec)
 		if !strings.Contains(status.stdout, ": finished") || strings.Contains(status.stdout, "torn") {
 			t.Errorf("status after the repairing resume:\n%s", status.stdout)
 		}
@@ -57,7 +57,7 @@ func TestResumeRepairsTornJournalRefusesCorrupt(t *testing.T) {
 		if !bytes.Equal(readFile(t, path), data) {
 			t.Errorf("the refused resume changed the corrupt journal")
 		}
-		if status := run(t, "release", "status", "--spec", r.spec); !strings.Contains(status.stderr, "offset 8") {
+		if status := run(t, "release", "run", "--spec", r.spec); !strings.Contains(status.stderr, "offset 8") {
 			t.Errorf("status of a corrupt journal: exit %d\n%s%s", status.code, status.stdout, status.stderr)
 		}
 	})

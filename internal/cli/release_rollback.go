@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -26,6 +27,15 @@ Steps:
      revision whose source is "rollback to REV"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.approve == "" {
+				return planFirst(cmd, f, func(r *release.Release, opts release.PlanOptions) (*plan.Plan, int, error) {
+					rp, err := r.PlanRollback(cmd.Context(), to, opts)
+					if err != nil {
+						return nil, 0, err
+					}
+					return rp.Plan, rp.To, nil
+				})
+			}
 			return runRelease(cmd, f, func(r *release.Release, opts release.RunOptions) (*release.Result, error) {
 				return r.Rollback(cmd.Context(), to, f.approve, opts)
 			})

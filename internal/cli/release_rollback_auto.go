@@ -20,7 +20,7 @@ func rolledBackText(spec string, f *release.RunFailedError) error {
 		return fmt.Errorf("%w\nrolled back to revision %d as [release] on_failure = \"rollback\" asks: run %s is revision %d (its checks were not run; run them with: %s)",
 			f.Err, rb.To, rb.Result.Run, rb.Result.Revision, releaseCommand("check", spec))
 	case rb.Result != nil:
-		return fmt.Errorf("%w\nthe rollback to revision %d (run %s) %s: %v\ncontinue it with: %s", f.Err, rb.To, rb.Result.Run, rb.Result.Status, rb.Err, releaseCommand("resume", spec))
+		return fmt.Errorf("%w\nthe rollback to revision %d (run %s) %s: %v\ncontinue it with: %s", f.Err, rb.To, rb.Result.Run, rb.Result.Phase, rb.Err, releaseCommand("resume", spec))
 	case rb.To == 0:
 		return fmt.Errorf("%w\nnot rolled back: %v; the run is left failed, resume it with: %s", f.Err, rb.Err, releaseCommand("resume", spec))
 	}

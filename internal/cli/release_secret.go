@@ -68,7 +68,7 @@ func loadSecretVersion(cmd *cobra.Command, f secretShowFlags, name string) (*rel
 	if err != nil {
 		return nil, err
 	}
-	return r.SecretVersion(cmd.Context(), name, f.version)
+	return r.Secrets().Version(cmd.Context(), name, f.version)
 }
 
 // reveal prints the values, refusing a non-terminal stdout unless asked.

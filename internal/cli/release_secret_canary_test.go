@@ -129,7 +129,7 @@ func TestSecretCanariesNeverLeak(t *testing.T) {
 		t.Errorf("after the rollback the live Secret does not hold the first file value")
 	}
 
-	piceli(ExitOK, "release", "status", "--spec", r.spec)
+	piceli(ExitOK, "release", "run", "--spec", r.spec)
 	piceli(ExitOK, "release", "history", "--spec", r.spec)
 	piceli(ExitOK, "release", "history", "--spec", r.spec, "-o", "json")
 	// Every run (applied, compensated, stopped and resumed, rolled back)

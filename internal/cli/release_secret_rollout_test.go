@@ -37,7 +37,7 @@ func TestSecretChangeRollsTheWorkload(t *testing.T) {
 
 	for i := range 2 {
 		if p := r.plan(t); p.Changed() {
-			t.Errorf("plan %d with unchanged sources: %s, want all unchanged\n%+v", i+1, plan.Summary(p), p.Steps)
+			t.Errorf("plan %d with unchanged sources: %s, want all unchanged\n%+v", i+1, p.Summary(), p.Steps)
 		}
 	}
 	if got := revealed(t, r.spec, secretName, "")["gen"]; got != gen || gen == "" {
@@ -67,7 +67,7 @@ func TestSecretChangeRollsTheWorkload(t *testing.T) {
 	}
 	r.waitForRollout(t, before.Generation)
 	if p := r.plan(t); p.Changed() {
-		t.Errorf("plan after applying the change: %s, want all unchanged", plan.Summary(p))
+		t.Errorf("plan after applying the change: %s, want all unchanged", p.Summary())
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
-// A run whose holder was killed (kill -9) is not running: "release status"
+// A run whose holder was killed (kill -9) is not running: "release run"
 // says running and names the holder while it lives, then interrupted, that
 // the holder is gone and how to resume. "release stop" of the killed run
 // says there is nothing to stop (exit 2) and leaves no request, so the
@@ -29,24 +29,24 @@ func TestStatusAndStopOfKilledRun(t *testing.T) {
 	r.waitForJournal(t, "an intent", func(st journal.State) bool { return len(st.Steps) > 0 })
 	pid := "pid " + strconv.Itoa(proc.cmd.Process.Pid)
 
-	if got := r.runStatus(t); got.Status != "running" || !strings.Contains(got.Holder, pid) {
+	if got := r.runStatus(t); got.Phase != "running" || !strings.Contains(got.Holder, pid) {
 		t.Errorf("status -o json of the live run: %+v, want running by %s", got, pid)
 	}
-	if res := run(t, "release", "status", "--spec", r.spec); !strings.Contains(res.stdout, ": running") || !strings.Contains(res.stdout, "run by ") {
-		t.Errorf("release status of the live run:\n%s\nwant it running and who runs it", res.stdout)
+	if res := run(t, "release", "run", "--spec", r.spec); !strings.Contains(res.stdout, ": running") || !strings.Contains(res.stdout, "run by ") {
+		t.Errorf("release run of the live run:\n%s\nwant it running and who runs it", res.stdout)
 	}
 
 	proc.cmd.Process.Kill()
 	if got := proc.wait(t, 10*time.Second); got != "killed" {
 		t.Fatalf("holder ended with %s, want killed", got)
 	}
-	res := run(t, "release", "status", "--spec", r.spec)
+	res := run(t, "release", "run", "--spec", r.spec)
 	for _, want := range []string{": interrupted", pid + " ", "is gone", "continue it with: piceli release resume --spec " + r.spec} {
 		if res.code != ExitOK || !strings.Contains(res.stdout, want) {
-			t.Errorf("release status after kill -9: exit %d\n%s\nwant it to contain %q", res.code, res.stdout, want)
+			t.Errorf("release run after kill -9: exit %d\n%s\nwant it to contain %q", res.code, res.stdout, want)
 		}
 	}
-	if got := r.runStatus(t); got.Status != "interrupted" || !strings.Contains(got.Holder, pid) {
+	if got := r.runStatus(t); got.Phase != "interrupted" || !strings.Contains(got.Holder, pid) {
 		t.Errorf("status -o json after kill -9: %+v, want interrupted, last run by %s", got, pid)
 	}
 
@@ -66,15 +66,15 @@ func TestStatusAndStopOfKilledRun(t *testing.T) {
 	r.assertFinished(t, p)
 }
 
-// runStatus runs "release status -o json" and returns its run.
-func (r *testRelease) runStatus(t *testing.T) struct{ Status, Holder string } {
+// runStatus runs "release run -o json" and returns its run.
+func (r *testRelease) runStatus(t *testing.T) struct{ Phase, Holder string } {
 	t.Helper()
-	res := run(t, "release", "status", "--spec", r.spec, "-o", "json")
+	res := run(t, "release", "run", "--spec", r.spec, "-o", "json")
 	var doc struct {
-		Run struct{ Status, Holder string } `json:"run"`
+		Run struct{ Phase, Holder string } `json:"run"`
 	}
 	if err := json.Unmarshal([]byte(res.stdout), &doc); res.code != ExitOK || err != nil {
-		t.Fatalf("release status -o json: exit %d, %v\n%s%s", res.code, err, res.stdout, res.stderr)
+		t.Fatalf("release run -o json: exit %d, %v\n%s%s", res.code, err, res.stdout, res.stderr)
 	}
 	return doc.Run
 }

@@ -59,7 +59,7 @@ func encodingLeaks(text, value string) []string {
 
 // A check Job's log printing a generated secret value as upper-case hex,
 // byte-spaced hex, base32, split across lines or as a hex dump reached the
-// journal, runs/*/archive.json and release status -o json (issue 28,
+// journal, runs/*/archive.json and release run -o json (issue 28,
 // hole 7). Every such encoding is now taken out before the excerpt is
 // kept.
 func TestSecurityRedactionCoversEncodings(t *testing.T) {
@@ -82,8 +82,8 @@ func TestSecurityRedactionCoversEncodings(t *testing.T) {
 	if !strings.Contains(checked.stdout, "upper-case hex: "+check.Redacted) || !strings.Contains(checked.stdout, "hexdump -C:") {
 		t.Errorf("release check -o json does not show the job's log with the values taken out:\n%s", checked.stdout)
 	}
-	status := run(t, "release", "status", "--spec", r.spec, "-o", "json")
-	out.add("release status -o json", status.stdout+status.stderr)
+	status := run(t, "release", "run", "--spec", r.spec, "-o", "json")
+	out.add("release run -o json", status.stdout+status.stderr)
 	for _, o := range out {
 		if l := encodingLeaks(o.text, value); len(l) > 0 {
 			t.Errorf("the output of %s holds the secret value: %s", o.name, strings.Join(l, "; "))

@@ -63,7 +63,7 @@ func TestSecurityForgedLocalRevisionIsNotApplied(t *testing.T) {
 			if err != nil || cm.Data["mode"] != "two" {
 				t.Errorf("ConfigMap cfg = %v (%v), want the failed run's mode two left as is: nothing restored from the forgery", cm.Data, err)
 			}
-			shows := [][]string{{"release", "status"}} // checks the latest revision as a rollback does
+			shows := [][]string{{"release", "run"}} // checks the latest revision as a rollback does
 			if !tt.resealed {
 				shows = append(shows, []string{"release", "history"}) // checks every revision's seal
 			}

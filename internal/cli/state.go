@@ -49,7 +49,7 @@ Nothing is written.`,
 			if err != nil {
 				return err
 			}
-			info, err := r.ShowState(cmd.Context())
+			info, err := r.State().Show(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -120,7 +120,7 @@ Steps:
 				}
 				opts.AcceptOlder = &acceptOlder
 			}
-			got, err := r.PullState(cmd.Context(), opts)
+			got, err := r.State().Pull(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
@@ -221,7 +221,7 @@ Steps:
 				return err
 			}
 			var buf bytes.Buffer
-			if err := r.ExportState(cmd.Context(), &buf, phrase); err != nil {
+			if err := r.State().Export(cmd.Context(), &buf, phrase); err != nil {
 				return err
 			}
 			if err := os.WriteFile(out, buf.Bytes(), 0o600); err != nil {
@@ -266,7 +266,7 @@ Steps:
 			if err != nil {
 				return err
 			}
-			if err := r.ImportState(cmd.Context(), in, phrase); err != nil {
+			if err := r.State().Import(cmd.Context(), in, phrase); err != nil {
 				return err
 			}
 			cmd.Printf("imported %s into the state of %s\n", args[0], r.Name())
@@ -298,7 +298,7 @@ Steps:
 			if err != nil {
 				return err
 			}
-			next, err := r.MigrateState(cmd.Context(), to)
+			next, err := r.State().Migrate(cmd.Context(), to)
 			if err != nil {
 				return err
 			}

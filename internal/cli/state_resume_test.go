@@ -117,13 +117,13 @@ func TestSharedStateStopFromAnotherMachine(t *testing.T) {
 
 	b := newReleaseIn(t, sb, a.ns, sharedState, smallManifests())
 	var st struct {
-		Run struct{ ID, Status, Holder string } `json:"run"`
+		Run struct{ ID, Phase, Holder string } `json:"run"`
 	}
-	res := run(t, "release", "status", "--spec", b.spec, "-o", "json")
+	res := run(t, "release", "run", "--spec", b.spec, "-o", "json")
 	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil || res.code != ExitOK {
-		t.Fatalf("release status on the second machine: exit %d, %v\n%s", res.code, err, res.stderr)
+		t.Fatalf("release run on the second machine: exit %d, %v\n%s", res.code, err, res.stderr)
 	}
-	if st.Run.ID != id || st.Run.Status != "running" || !strings.Contains(st.Run.Holder, "(run "+id+")") {
+	if st.Run.ID != id || st.Run.Phase != "running" || !strings.Contains(st.Run.Holder, "(run "+id+")") {
 		t.Errorf("the second machine's status of run %s: %+v, want it running, held by the first machine's process", id, st.Run)
 	}
 	res = run(t, "release", "stop", "--spec", b.spec)

@@ -41,7 +41,7 @@ Exit 0 when every object is ready, 1 when one is not. Nothing is written.`,
 			if err != nil {
 				return err
 			}
-			st, err := r.AppStatus(cmd.Context(), release.AppStatusOptions{})
+			st, err := r.Status(cmd.Context(), release.StatusOptions{})
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ Exit 0 when every object is ready, 1 when one is not. Nothing is written.`,
 }
 
 // printAppStatus prints an AppStatus for people.
-func printAppStatus(w io.Writer, st *release.AppStatus) {
+func printAppStatus(w io.Writer, st *release.Status) {
 	verdict := "READY"
 	if !st.Ready {
 		verdict = "NOT READY"
@@ -86,7 +86,7 @@ func printAppStatus(w io.Writer, st *release.AppStatus) {
 
 // printReach prints the Services, Ingress hosts, revision and the access
 // command.
-func printReach(w io.Writer, st *release.AppStatus) {
+func printReach(w io.Writer, st *release.Status) {
 	if len(st.Services) > 0 {
 		fmt.Fprintln(w, "\nservices:")
 		for _, s := range st.Services {
@@ -105,7 +105,7 @@ func printReach(w io.Writer, st *release.AppStatus) {
 		fmt.Fprintf(w, "revision %d (%s, %s): %s\n", r.Number, r.Source, r.Outcome, checksSummary(r.Checks))
 	}
 	if run := st.Run; run != nil && (st.Revision == nil || run.ID != st.Revision.Run) {
-		fmt.Fprintf(w, "latest run %s: %s%s\n", run.ID, run.Status, runChecks(run.Checks))
+		fmt.Fprintf(w, "latest run %s: %s%s\n", run.ID, run.Phase, runChecks(run.Checks))
 	}
 	fmt.Fprintf(w, "reach it: %s\n", st.Access)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/pynenc/piceli/internal/sandbox"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/status"
 )
 
 // Acceptance 3: the applied shop example is ready (exit 0), and its
@@ -31,7 +32,7 @@ func TestStatusReportsTheShopReady(t *testing.T) {
 	if res.code != ExitOK {
 		t.Fatalf("status -o json: exit %d, want 0 (ready)\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	var st release.AppStatus
+	var st release.Status
 	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil || st.Schema != "piceli.status/v1" || !st.Ready {
 		t.Fatalf("status -o json = %v, schema %q, ready %v; want piceli.status/v1, ready\n%s", err, st.Schema, st.Ready, res.stdout)
 	}
@@ -137,7 +138,7 @@ func TestStatusSaysWhyNotReady(t *testing.T) {
 	if web.Ready || web.Replicas == nil || web.Replicas.Ready != 0 || web.Replicas.Desired != 1 || !strings.Contains(strings.Join(web.Reasons, "\n"), "ImagePullBackOff") {
 		t.Errorf("status of web = %+v, want not ready, 0/1 replicas, because of ImagePullBackOff", web)
 	}
-	if st.Source != "composition, not applied yet" || st.Run == nil || st.Run.Status != "failed" {
+	if st.Source != "composition, not applied yet" || st.Run == nil || st.Run.Phase != "failed" {
 		t.Errorf("status source %q, run %+v; want the composition (no revision yet) and the failed run", st.Source, st.Run)
 	}
 	if svc := objectOf(t, st, "Service/"+r.ns+"/web"); !svc.Ready || len(st.Services) != 1 || st.Services[0].Ports[0].Port != 80 {
@@ -199,10 +200,10 @@ func (r *testRelease) setOnce(t *testing.T) {
 }
 
 // statusJSON runs status -o json, which is to exit 1 (not ready).
-func statusJSON(t *testing.T, spec string) *release.AppStatus {
+func statusJSON(t *testing.T, spec string) *release.Status {
 	t.Helper()
 	res := run(t, "status", "--spec", spec, "-o", "json")
-	var st release.AppStatus
+	var st release.Status
 	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil || res.code != ExitFailed || st.Ready {
 		t.Fatalf("status -o json: exit %d, %v, ready %v; want exit 1, not ready\n%s%s", res.code, err, st.Ready, res.stdout, res.stderr)
 	}
@@ -212,7 +213,7 @@ func statusJSON(t *testing.T, spec string) *release.AppStatus {
 	return &st
 }
 
-func objectOf(t *testing.T, st *release.AppStatus, ref string) release.ObjectStatus {
+func objectOf(t *testing.T, st *release.Status, ref string) status.Object {
 	t.Helper()
 	for _, o := range st.Objects {
 		if o.Ref == ref {
@@ -220,5 +221,5 @@ func objectOf(t *testing.T, st *release.AppStatus, ref string) release.ObjectSta
 		}
 	}
 	t.Fatalf("status has no %s", ref)
-	return release.ObjectStatus{}
+	return status.Object{}
 }

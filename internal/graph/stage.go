@@ -1,24 +1,25 @@
 package graph
 
-// Stage is one apply stage. Stages are persisted and printed by name.
-type Stage string
+import pub "github.com/pynenc/piceli/plan"
 
-// The stages in apply order. Objects of one stage may be applied in
-// parallel; a stage waits for the readiness of the one before it.
+// Stage lives in the public package plan, whose waves name it.
+type Stage = pub.Stage
+
+// The stages in apply order (plan.Order).
 const (
-	StageNamespaces Stage = "namespaces" // Namespaces and CustomResourceDefinitions
-	StageIdentity   Stage = "identity"   // ServiceAccounts and RBAC
-	StageConfig     Stage = "config"     // ConfigMaps and Secrets
-	StageStorage    Stage = "storage"    // volumes, claims and storage classes
-	StageServices   Stage = "services"   // Services
-	StageWorkloads  Stage = "workloads"  // Deployments, StatefulSets, Jobs, ...
-	StageCustom     Stage = "custom"     // kinds Piceli has no rule for, such as custom resources
-	StagePolicies   Stage = "policies"   // autoscalers, budgets, ingress and network policies
-	StagePrune      Stage = "prune"      // deletes of objects a release no longer declares
+	StageNamespaces = pub.StageNamespaces
+	StageIdentity   = pub.StageIdentity
+	StageConfig     = pub.StageConfig
+	StageStorage    = pub.StageStorage
+	StageServices   = pub.StageServices
+	StageWorkloads  = pub.StageWorkloads
+	StageCustom     = pub.StageCustom
+	StagePolicies   = pub.StagePolicies
+	StagePrune      = pub.StagePrune
 )
 
 // Order lists every stage in apply order.
-var Order = []Stage{StageNamespaces, StageIdentity, StageConfig, StageStorage, StageServices, StageWorkloads, StageCustom, StagePolicies, StagePrune}
+var Order = pub.Order
 
 // stageOfKind maps "group/Kind" (core group: "/Kind") to its stage.
 var stageOfKind = map[string]Stage{
@@ -60,14 +61,4 @@ func StageOf(group, kind string) Stage {
 		return s
 	}
 	return StageCustom
-}
-
-// Rank is the position of a stage in Order, for sorting.
-func (s Stage) Rank() int {
-	for i, o := range Order {
-		if o == s {
-			return i
-		}
-	}
-	return len(Order)
 }

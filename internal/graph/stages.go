@@ -1,9 +1,10 @@
 package graph
 
 import (
-	"fmt"
 	"sort"
 	"strings"
+
+	pub "github.com/pynenc/piceli/plan"
 )
 
 // Node is one object to order: its stage and the indexes (into the same
@@ -14,12 +15,10 @@ type Node struct {
 	DependsOn []int
 }
 
-// Wave is a group of nodes that may be applied together: every node's stage
-// and dependencies are satisfied by earlier waves.
-type Wave struct {
-	Stage Stage `json:"stage"`
-	Nodes []int `json:"nodes"`
-}
+// Wave is a group of nodes that may be applied together: every node's
+// stage and dependencies are satisfied by earlier waves. It lives in the
+// public package plan, whose documents hold waves.
+type Wave = pub.Wave
 
 // CycleError reports explicit dependencies that form a cycle.
 type CycleError struct {
@@ -109,6 +108,3 @@ func group(nodes []Node, lv []int) []Wave {
 	}
 	return waves
 }
-
-// String names a wave for people: its stage.
-func (w Wave) String() string { return fmt.Sprintf("%s (%d)", w.Stage, len(w.Nodes)) }

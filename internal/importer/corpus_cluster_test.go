@@ -116,7 +116,7 @@ func openImported(t *testing.T, sb *sandboxtest.Sandbox, res *importer.Result, n
 }
 
 // planOf plans r, failing the test on an error.
-func planOf(t *testing.T, r *release.Release) *release.Plan {
+func planOf(t *testing.T, r *release.Release) *plan.Plan {
 	t.Helper()
 	p, err := r.Plan(sandboxtest.Context(t, 3*time.Minute), release.PlanOptions{})
 	if err != nil {

@@ -1,22 +1,8 @@
 package object
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+import pub "github.com/pynenc/piceli/object"
 
-// Declared is one object a release declares and where it came from. It is
-// the one form an object takes from the composition through rendering,
-// secret injection, resolution and planning, and it is written as is into
-// a composition document (package wire): {"origin", "dependsOn",
-// "manifest"}.
-type Declared struct {
-	// Origin says where the object was declared, for errors: a file and
-	// line ("manifests/a.yaml:12", "a.yaml:3 (item 0)"), a builder
-	// component ("component web"), a foreign object ("k8s.io/api
-	// ConfigMap/x") or the release itself.
-	Origin string `json:"origin"`
-	// DependsOn names the components the object is applied after (and
-	// whose readiness it waits for); empty for objects read from files.
-	DependsOn []string `json:"dependsOn,omitempty"`
-	// Object is the manifest. Stages that change it (render) copy it;
-	// secret.Inject changes it in place.
-	Object *unstructured.Unstructured `json:"manifest"`
-}
+// Declared is one object a release declares and where it came from; its
+// home is the public package object, where a composition document's users
+// read it.
+type Declared = pub.Declared

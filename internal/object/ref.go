@@ -3,27 +3,13 @@ package object
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	pub "github.com/pynenc/piceli/object"
 )
 
-// Ref identifies an object by group, kind, namespace and name. It is the one
-// spelling of an object everywhere Piceli prints or stores one.
-type Ref struct {
-	Group     string `json:"group,omitempty"`
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-}
-
-// String formats the reference as Kind/namespace/name, or Kind/name for
-// cluster-scoped objects. Kinds of non-core groups are qualified
-// (Ingress.networking.k8s.io/shop/web) only when the kind alone is ambiguous;
-// Piceli keeps the short form for readability.
-func (r Ref) String() string {
-	if r.Namespace == "" {
-		return r.Kind + "/" + r.Name
-	}
-	return r.Kind + "/" + r.Namespace + "/" + r.Name
-}
+// Ref identifies an object by group, kind, namespace and name; its home is
+// the public package object, where users read it.
+type Ref = pub.Ref
 
 // RefOf returns the reference of an unstructured object.
 func RefOf(u *unstructured.Unstructured) Ref {
@@ -37,7 +23,6 @@ func RefOf(u *unstructured.Unstructured) Ref {
 // Unstructured is judged alike.
 func IsSecret(u *unstructured.Unstructured) bool { return IsSecretRef(RefOf(u)) }
 
-// IsSecretRef reports whether ref names a core Secret: kind Secret in the
-// core group. It is the one rule for what Piceli treats as a Secret; a kind
-// named Secret in another group is not one.
-func IsSecretRef(ref Ref) bool { return ref.Group == "" && ref.Kind == "Secret" }
+// IsSecretRef reports whether ref names a core Secret (Ref.IsSecret): kind
+// Secret in the core group.
+func IsSecretRef(ref Ref) bool { return ref.IsSecret() }

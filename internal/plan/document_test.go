@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pynenc/piceli/internal/object"
+	pub "github.com/pynenc/piceli/plan"
 )
 
 // Warnings are derived for people: they leave the hash alone, and the
@@ -18,9 +19,9 @@ func TestWarningsAreShownAndNotHashed(t *testing.T) {
 		t.Errorf("a warning changed the hash")
 	}
 	var out bytes.Buffer
-	WriteText(&out, p, TextOptions{})
+	p.Write(&out, pub.WriteOptions{})
 	if want := "warnings (1):\n  Deployment/shop/web: look out\n"; !strings.Contains(out.String(), want) {
-		t.Errorf("WriteText() =\n%s\nwant it to contain\n%s", out.String(), want)
+		t.Errorf("Write() =\n%s\nwant it to contain\n%s", out.String(), want)
 	}
 }
 
@@ -44,9 +45,9 @@ func TestKeptIsShownAndNotHashed(t *testing.T) {
 		t.Errorf("a kept object changed the hash")
 	}
 	var out bytes.Buffer
-	WriteText(&out, p, TextOptions{})
+	p.Write(&out, pub.WriteOptions{})
 	want := "kept, not deleted (1):\n  = Secret/shop/db: it may hold data; annotate it piceli.dev/prune=allow to let prune delete it\n"
 	if !strings.Contains(out.String(), want) {
-		t.Errorf("WriteText() =\n%s\nwant it to contain\n%s", out.String(), want)
+		t.Errorf("Write() =\n%s\nwant it to contain\n%s", out.String(), want)
 	}
 }

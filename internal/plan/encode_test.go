@@ -92,7 +92,7 @@ func TestAPlanEncodesAlikeThroughItsMirrors(t *testing.T) {
 		plain.Steps[i] = s
 	}
 	data, _ := json.Marshal(&plain)
-	got, err := p.ComputeHash()
+	got, err := ComputeHash(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestAManifestIsEncodedOncePerSaveOrLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	n = 0
-	if _, err := p.hashWith(ms); err != nil {
+	if _, err := hashWith(p, ms); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.verify(p, ms); err != nil {

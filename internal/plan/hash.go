@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+
+	pub "github.com/pynenc/piceli/plan"
 )
 
 // ComputeHash returns the plan's identity: "sha256:" and the hex SHA-256 of
@@ -12,16 +14,16 @@ import (
 // steps' Changes, Origins and Warnings (presentation, not content). The
 // same inputs give the same hash; another target, another observation or
 // another desired state gives another.
-func (p *Plan) ComputeHash() (string, error) {
+func ComputeHash(p *Plan) (string, error) {
 	ms, err := manifestsOf(p)
 	if err != nil {
 		return "", fmt.Errorf("encode plan: %w", err)
 	}
-	return p.hashWith(ms)
+	return hashWith(p, ms)
 }
 
 // hashWith is ComputeHash with the manifests already encoded (manifestsOf).
-func (p *Plan) hashWith(ms []json.RawMessage) (string, error) {
+func hashWith(p *Plan, ms []json.RawMessage) (string, error) {
 	data, err := canonical(p, ms)
 	if err != nil {
 		return "", err
@@ -48,12 +50,5 @@ func canonical(p *Plan, ms []json.RawMessage) ([]byte, error) {
 	return data, nil
 }
 
-// ShortHash is the first 12 hex digits of a hash, for people; commands
-// accept it where the hash is unambiguous.
-func ShortHash(hash string) string {
-	const prefix = "sha256:"
-	if len(hash) >= len(prefix)+12 {
-		return hash[len(prefix) : len(prefix)+12]
-	}
-	return hash
-}
+// ShortHash is the first 12 hex digits of a hash, for people (plan.ShortHash).
+func ShortHash(hash string) string { return pub.ShortHash(hash) }

@@ -12,7 +12,7 @@ import (
 
 func hashOf(t *testing.T, p *plan.Plan) string {
 	t.Helper()
-	h, err := p.ComputeHash()
+	h, err := plan.ComputeHash(p)
 	if err != nil {
 		t.Fatal(err)
 	}

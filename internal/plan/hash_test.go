@@ -51,7 +51,7 @@ func mustHash(t *testing.T, p *Plan) string {
 	if err := Validate(p); err != nil {
 		t.Fatalf("Validate() = %v", err)
 	}
-	h, err := p.ComputeHash()
+	h, err := ComputeHash(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,12 @@ import (
 
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/object"
+	pub "github.com/pynenc/piceli/plan"
 )
 
 // PruneAnnotation, set to "allow" on a live Namespace, PVC, PV or Secret,
 // lets a pruning plan delete it.
-const PruneAnnotation = "piceli.dev/prune"
+const PruneAnnotation = pub.PruneAnnotation
 
 // protected kinds hold data; pruning never deletes them without the
 // object's own opt-in.

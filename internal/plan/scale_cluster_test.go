@@ -70,7 +70,7 @@ func TestPlanRoundTripsStayBounded(t *testing.T) {
 		}
 		elapsed := time.Since(start)
 		t.Logf("plan of %d objects (%s): %v; %d LIST, %d GET (identity, discovery), %d dry-run applies, %d other; %s",
-			n, phase, elapsed.Round(time.Millisecond), c.lists.Load(), c.gets.Load(), c.applies.Load(), c.other.Load(), plan.Summary(p))
+			n, phase, elapsed.Round(time.Millisecond), c.lists.Load(), c.gets.Load(), c.applies.Load(), c.other.Load(), p.Summary())
 		if c.lists.Load() > 10 || c.gets.Load() > 40 || c.applies.Load() != n {
 			t.Errorf("%s: %d LISTs, %d GETs, %d applies; want at most 10 LISTs (pages), a handful of GETs and exactly one dry-run per object", phase, c.lists.Load(), c.gets.Load(), c.applies.Load())
 		}

@@ -22,7 +22,7 @@ func tamper(t *testing.T, dir, hash string, edit func(*Plan)) string {
 		t.Fatal(err)
 	}
 	edit(&p)
-	if p.Hash, err = p.ComputeHash(); err != nil {
+	if p.Hash, err = ComputeHash(&p); err != nil {
 		t.Fatal(err)
 	}
 	if data, err = json.Marshal(&p); err != nil {

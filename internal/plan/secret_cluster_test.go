@@ -14,6 +14,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/plan"
+	pubplan "github.com/pynenc/piceli/plan"
 )
 
 // leaks returns every encoding of canary found in data.
@@ -53,7 +54,7 @@ func TestPlanNeverHoldsSecretValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		var text strings.Builder
-		plan.WriteText(&text, p, plan.TextOptions{})
+		p.Write(&text, pubplan.WriteOptions{})
 		js, _ := json.Marshal(p)
 		for what, data := range map[string][]byte{"text": []byte(text.String()), "json": js} {
 			if l := leaks(canary, data); len(l) > 0 {

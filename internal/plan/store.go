@@ -32,7 +32,7 @@ func Save(stateDir string, p *Plan) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encode plan: %w", err)
 	}
-	hash, err := p.hashWith(ms)
+	hash, err := hashWith(p, ms)
 	if err != nil {
 		return "", err
 	}
@@ -105,7 +105,7 @@ func read(stateDir, full string) (*Plan, []json.RawMessage, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if got, _ := p.hashWith(ms); got != full {
+	if got, _ := hashWith(&p, ms); got != full {
 		return nil, nil, errors.New("content does not match its hash (file edited?)")
 	}
 	return &p, ms, nil

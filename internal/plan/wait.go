@@ -9,6 +9,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
+	pub "github.com/pynenc/piceli/plan"
 )
 
 // ErrBadAnnotation marks a plan error caused by a declared object whose
@@ -16,30 +17,14 @@ import (
 // refused before anything is read from the cluster.
 var ErrBadAnnotation = errors.New("bad annotation")
 
-// NoWaitReason says why apply does not wait for a step's object to be
-// ready. Its values are persisted in plan documents and hashed, so the
-// approved hash covers which objects are waited for.
-type NoWaitReason string
+// NoWaitReason lives in the public package plan.
+type NoWaitReason = pub.NoWaitReason
 
 // The reasons not to wait for an object.
 const (
-	// NoWaitAnnotated: the object is annotated piceli.dev/wait: "false".
-	NoWaitAnnotated NoWaitReason = "annotation"
-	// NoWaitRelease: release.toml sets [release] wait = "none" and the
-	// object has no piceli.dev/wait annotation.
-	NoWaitRelease NoWaitReason = "release-default"
+	NoWaitAnnotated = pub.NoWaitAnnotated
+	NoWaitRelease   = pub.NoWaitRelease
 )
-
-// Explain says what a reason means, for people.
-func (r NoWaitReason) Explain() string {
-	switch r {
-	case NoWaitAnnotated:
-		return fmt.Sprintf("annotated %s: \"false\"", object.WaitAnnotation)
-	case NoWaitRelease:
-		return fmt.Sprintf("release.toml [release] wait = %q", spec.WaitNone)
-	}
-	return string(r)
-}
 
 // noWait returns why apply must not wait for u, or "" when it waits: the
 // object's piceli.dev/wait annotation when it has one, else the release's
@@ -93,17 +78,4 @@ func (m *maker) checkWaits() error {
 func isCRD(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
 	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
-}
-
-// NotWaited returns, in step order, the objects apply writes without
-// waiting for them to be ready, each with why: "Service/shop/web:
-// annotated piceli.dev/wait: "false"".
-func (p *Plan) NotWaited() []string {
-	var out []string
-	for _, s := range p.Steps {
-		if s.NoWait != "" {
-			out = append(out, s.Ref.String()+": "+s.NoWait.Explain())
-		}
-	}
-	return out
 }

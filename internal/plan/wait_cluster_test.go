@@ -38,8 +38,8 @@ func TestPlanRecordsWhichObjectsAreNotWaitedFor(t *testing.T) {
 			t.Errorf("under wait = none, %s NoWait = %q, want %q", s.Ref, s.NoWait, want)
 		}
 	}
-	a, errA := ready.ComputeHash()
-	b, errB := none.ComputeHash()
+	a, errA := plan.ComputeHash(ready)
+	b, errB := plan.ComputeHash(none)
 	if errA != nil || errB != nil || a == b {
 		t.Errorf("the plans of both policies hash to %s and %s (errors %v, %v), want different hashes", a, b, errA, errB)
 	}

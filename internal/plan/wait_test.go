@@ -12,6 +12,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
+	pub "github.com/pynenc/piceli/plan"
 )
 
 // annotated returns an object of kind (an "apps/Deployment" names its
@@ -136,17 +137,17 @@ func TestNotWaitedIsHashedShownAndStale(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	WriteText(&out, p, TextOptions{})
+	p.Write(&out, pub.WriteOptions{})
 	want := "\napplied without waiting for readiness (2):\n" +
 		"  ConfigMap/shop/cfg: release.toml [release] wait = \"none\"\n" +
 		"  Deployment/shop/web: annotated piceli.dev/wait: \"false\"\n"
 	if !strings.Contains(out.String(), want) {
-		t.Errorf("WriteText() =\n%s\nwant it to contain\n%s", out.String(), want)
+		t.Errorf("Write() =\n%s\nwant it to contain\n%s", out.String(), want)
 	}
 	var all bytes.Buffer
-	WriteText(&all, samplePlan(), TextOptions{})
+	samplePlan().Write(&all, pub.WriteOptions{})
 	if strings.Contains(all.String(), "without waiting") {
-		t.Errorf("WriteText() of a plan that waits for everything lists objects not waited for:\n%s", all.String())
+		t.Errorf("Write() of a plan that waits for everything lists objects not waited for:\n%s", all.String())
 	}
 
 	stale := strings.Join(Stale(samplePlan(), p), "\n")

@@ -8,32 +8,12 @@ package specerr
 import (
 	"errors"
 	"fmt"
-	"strconv"
+	pub "github.com/pynenc/piceli/specerr"
 )
 
-// Error is one problem in a spec file. File is the path as the user gave
-// it; Line is 1-based, or 0 when no line is known; Key is the dotted key
-// (with array indexes, such as checks[1].http.port), or empty when the
-// problem concerns the whole file.
-type Error struct {
-	File string
-	Line int
-	Key  string
-	Msg  string
-}
-
-// Error formats the problem as "file:line: key: message", leaving out the
-// line and the key when they are unknown.
-func (e *Error) Error() string {
-	s := e.File
-	if e.Line > 0 {
-		s += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Key != "" {
-		s += ": " + e.Key
-	}
-	return s + ": " + e.Msg
-}
+// Error is one problem in a spec file; it lives in the public package
+// specerr, where users read it.
+type Error = pub.Error
 
 // Lines finds the line that defines a dotted key, or of its nearest
 // parent, or 0.

@@ -9,10 +9,11 @@ import (
 
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/readiness"
+	pub "github.com/pynenc/piceli/status"
 )
 
 // Missing is the Status of a declared object the cluster does not have.
-const Missing = "missing"
+const Missing = pub.Missing
 
 // Declared is one object of the release: what status is asked about.
 type Declared struct {
@@ -33,52 +34,15 @@ type Live struct {
 	Unread map[string]string
 }
 
-// Object is the status of one declared object.
-type Object struct {
-	Ref       string `json:"ref"` // Kind/namespace/name
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-	// Status is readiness's (current, in-progress, failed, unknown), or
-	// missing when the cluster does not have the object.
-	Status   string    `json:"status"`
-	Ready    bool      `json:"ready"`
-	Message  string    `json:"message,omitempty"`
-	Replicas *Replicas `json:"replicas,omitempty"`
-	// Reasons explain a workload that is not ready: one line per pod
-	// problem (image pull, crash loop, unschedulable) or pending claim.
-	Reasons []string `json:"reasons,omitempty"`
-}
-
-// Replicas counts a workload's pods.
-type Replicas struct {
-	Ready   int64 `json:"ready"`
-	Desired int64 `json:"desired"`
-}
-
-// Service is a Service of the release and its ports.
-type Service struct {
-	Name      string        `json:"name"`
-	Namespace string        `json:"namespace"`
-	Type      string        `json:"type"`
-	Ports     []ServicePort `json:"ports"`
-}
-
-// ServicePort is one port of a Service.
-type ServicePort struct {
-	Name       string `json:"name,omitempty"`
-	Port       int32  `json:"port"`
-	TargetPort string `json:"targetPort"`
-	Protocol   string `json:"protocol"`
-}
-
-// Ingress is an Ingress of the release and the hosts it routes.
-type Ingress struct {
-	Name      string   `json:"name"`
-	Namespace string   `json:"namespace"`
-	Class     string   `json:"class,omitempty"`
-	Hosts     []string `json:"hosts"`
-}
+// The status records live in the public package status, where users read
+// them.
+type (
+	Object      = pub.Object
+	Replicas    = pub.Replicas
+	Service     = pub.Service
+	ServicePort = pub.ServicePort
+	Ingress     = pub.Ingress
+)
 
 // Report is Compute's answer.
 type Report struct {

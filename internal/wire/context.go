@@ -4,22 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	pub "github.com/pynenc/piceli/wire"
 )
 
-// ContextSchema is the version of the JSON document Piceli passes to a
-// composition program on its standard input.
-const ContextSchema = "piceli.context/v1"
+// ContextSchema is the version of the context document.
+const ContextSchema = pub.ContextSchema
 
-// ContextDocument is the versioned JSON Piceli writes to a composition
-// program's standard input: the release, its target namespace, its pinned
-// images and its values.
-type ContextDocument struct {
-	Schema    string            `json:"schema"`
-	Release   string            `json:"release"`
-	Namespace string            `json:"namespace"`
-	Images    map[string]string `json:"images,omitempty"`
-	Values    map[string]string `json:"values,omitempty"`
-}
+// ContextDocument is the context document (package wire).
+type ContextDocument = pub.ContextDocument
 
 // ReadContext decodes one context document from r and checks its schema.
 func ReadContext(r io.Reader) (ContextDocument, error) {

@@ -9,42 +9,18 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/pynenc/piceli/internal/object"
+	pub "github.com/pynenc/piceli/wire"
 )
 
-// Schema is the version of the JSON document a composition program writes.
-// Piceli refuses documents of any other schema.
-const Schema = "piceli.composition/v1"
+// The protocol's documents live in the public package wire, where users
+// read them.
+const Schema = pub.Schema
 
-// Document is the versioned JSON a composition program writes to standard
-// output: the objects it declares, each as {"origin", "dependsOn",
-// "manifest"}, and what the engine needs beyond them. Secret values never
-// appear in it; secrets are declared by source. A program that failed
-// writes a Document with no objects and Error set.
-type Document struct {
-	Schema     string            `json:"schema"`
-	Objects    []object.Declared `json:"objects"`
-	Components []ComponentInfo   `json:"components,omitempty"`
-	Secrets    []SecretInfo      `json:"secrets,omitempty"`
-	Error      string            `json:"error,omitempty"`
-}
-
-// ComponentInfo describes a typed component: its name, kind, declared ports
-// (for access and checks), readiness hints and the components it depends
-// on.
-type ComponentInfo struct {
-	Name      string     `json:"name"`
-	Kind      string     `json:"kind"`
-	Ports     []PortInfo `json:"ports,omitempty"`
-	Readiness string     `json:"readiness,omitempty"`
-	DependsOn []string   `json:"dependsOn,omitempty"`
-}
-
-// PortInfo is one declared port of a component.
-type PortInfo struct {
-	Name     string `json:"name,omitempty"`
-	Port     int32  `json:"port"`
-	Protocol string `json:"protocol,omitempty"`
-}
+type (
+	Document      = pub.Document
+	ComponentInfo = pub.ComponentInfo
+	PortInfo      = pub.PortInfo
+)
 
 // WriteDocument writes doc to w as indented JSON, as a composition
 // program's standard output carries it.

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// TextOptions say how WriteText prints a plan.
-type TextOptions struct {
-	Color bool // ANSI colors, for terminals
+// WriteOptions say how Write prints a plan. The zero value is valid.
+type WriteOptions struct {
+	Color bool // ANSI colors, for a terminal
 }
 
 // symbols mark each action in text output.
@@ -18,13 +18,13 @@ var symbols = map[Action]string{Create: "+", Update: "~", NoOp: "=", Adopt: "&",
 // colors are ANSI SGR codes per action; blocked steps are red.
 var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35", Replace: "31", Delete: "31"}
 
-// WriteText prints a plan for people: a summary line and the namespaces it
+// Write prints the plan for people: a summary line and the namespaces it
 // writes to, then each wave with its steps and their changed fields, then
 // the objects apply does not wait for and why, the undeclared objects it
 // keeps and why, the warnings and what blocks the plan. Secret values
-// never appear: the plan holds none.
-func WriteText(w io.Writer, p *Plan, opts TextOptions) {
-	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, Summary(p))
+// never appear: the plan holds none. It does not print the hash.
+func (p *Plan) Write(w io.Writer, opts WriteOptions) {
+	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, p.Summary())
 	if len(p.Namespaces) > 0 {
 		fmt.Fprintf(w, "writes to namespaces: %s\n", strings.Join(p.Namespaces, ", "))
 	}
@@ -34,34 +34,34 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) {
 			writeStep(w, p.Steps[i], opts)
 		}
 	}
-	if nw := p.NotWaited(); len(nw) > 0 {
-		fmt.Fprintf(w, "\napplied without waiting for readiness (%d):\n", len(nw))
-		for _, line := range nw {
-			fmt.Fprintf(w, "  %s\n", line)
-		}
-	}
+	writeLines(w, fmt.Sprintf("applied without waiting for readiness (%d):", len(p.NotWaited())), p.NotWaited())
 	if len(p.Kept) > 0 {
 		fmt.Fprintf(w, "\nkept, not deleted (%d):\n", len(p.Kept))
 		for _, k := range p.Kept {
 			fmt.Fprintf(w, "  %s %s: %s\n", paint(opts, "2", "="), k.Ref, k.Explain())
 		}
 	}
-	if ws := p.Warnings(); len(ws) > 0 {
-		fmt.Fprintf(w, "\n%s\n", paint(opts, "33", fmt.Sprintf("warnings (%d):", len(ws))))
-		for _, line := range ws {
-			fmt.Fprintf(w, "  %s\n", line)
-		}
+	ws := p.Warnings()
+	writeLines(w, paint(opts, "33", fmt.Sprintf("warnings (%d):", len(ws))), ws)
+	b := p.Blocked()
+	writeLines(w, paint(opts, "31", fmt.Sprintf("this plan cannot be applied (%d blocked):", len(b))), b)
+}
+
+// writeLines prints a titled, indented list after a blank line; nothing
+// when lines is empty.
+func writeLines(w io.Writer, title string, lines []string) {
+	if len(lines) == 0 {
+		return
 	}
-	if b := p.Blocked(); len(b) > 0 {
-		fmt.Fprintf(w, "\n%s\n", paint(opts, "31", fmt.Sprintf("this plan cannot be applied (%d blocked):", len(b))))
-		for _, r := range b {
-			fmt.Fprintf(w, "  %s\n", r)
-		}
+	fmt.Fprintf(w, "\n%s\n", title)
+	for _, line := range lines {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 }
 
-// Summary counts steps per action, e.g. "3 to create, 1 to update, 5 unchanged".
-func Summary(p *Plan) string {
+// Summary counts the plan's steps per action, e.g. "3 to create, 1 to
+// update, 5 unchanged"; "nothing declared" for a plan without steps.
+func (p *Plan) Summary() string {
 	c := p.Counts()
 	parts := []string{}
 	add := func(a Action, label string) {
@@ -81,7 +81,7 @@ func Summary(p *Plan) string {
 	return strings.Join(parts, ", ")
 }
 
-func writeStep(w io.Writer, s Step, opts TextOptions) {
+func writeStep(w io.Writer, s Step, opts WriteOptions) {
 	color := colors[s.Action]
 	if s.Blocked != "" {
 		color = "31"
@@ -95,7 +95,7 @@ func writeStep(w io.Writer, s Step, opts TextOptions) {
 	}
 }
 
-func changeLine(c Change, opts TextOptions) string {
+func changeLine(c Change, opts WriteOptions) string {
 	switch {
 	case c.Hidden:
 		return fmt.Sprintf("%s: %s (value hidden)", c.Path, c.Kind)
@@ -119,7 +119,7 @@ func short(v any) string {
 	return s
 }
 
-func paint(opts TextOptions, code, s string) string {
+func paint(opts WriteOptions, code, s string) string {
 	if !opts.Color {
 		return s
 	}

@@ -1,0 +1,7 @@
+// Package plan is the plan document ("piceli.plan/v1"): what applying a
+// release to one target would do, step by step, in waves, with the hash
+// an operator approves. Package release makes, stores and applies plans;
+// this package only describes them, prints them for people (Plan.Write)
+// and counts them (Plan.Summary). It imports nothing of Piceli but package
+// object.
+package plan

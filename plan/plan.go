@@ -1,0 +1,173 @@
+package plan
+
+import "github.com/pynenc/piceli/object"
+
+// Schema versions the plan document.
+const Schema = "piceli.plan/v1"
+
+// Action is what applying a step does to its object. Actions are persisted
+// in plan documents, so they are stable strings.
+type Action string
+
+// The actions of a step.
+const (
+	Create  Action = "create"  // the object is absent and will be created
+	Update  Action = "update"  // fields this release sets will change
+	NoOp    Action = "no-op"   // nothing this release sets would change
+	Adopt   Action = "adopt"   // the object exists but this release never created it
+	Replace Action = "replace" // an immutable field changes: delete, then create
+	Delete  Action = "delete"  // this release created it earlier and no longer declares it
+)
+
+// Plan is what applying a composition to one target would do. Everything
+// but its seals, its Kept objects and the Changes, Origins and Warnings of
+// its steps is covered by its hash (those are derived for people, not
+// approved); everything but its hash and its own seal, by its seal.
+type Plan struct {
+	Schema string `json:"schema"` // Schema
+	// Hash identifies the plan: "sha256:" and 64 hex digits, filled when
+	// the plan is stored; what an operator approves.
+	Hash    string  `json:"hash,omitempty"`
+	Seal    string  `json:"seal,omitempty"` // keyed digest of the stored plan; not hashed
+	Release Release `json:"release"`
+	Target  Target  `json:"target"`
+	// Namespaces are the namespaces the steps write to, sorted: the
+	// target namespace and those release.toml allows besides it.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Steps are the plan's steps, one per object; Waves index into it.
+	Steps []Step `json:"steps"`
+	// Waves are the groups of steps applied together, in order; each
+	// waits for the readiness of the one before.
+	Waves []Wave `json:"waves"`
+	// Kept are the undeclared objects of the release the plan does not
+	// delete, with why. Not hashed: the plan does nothing to them.
+	Kept []Kept `json:"kept,omitempty"`
+}
+
+// Release names the release a plan belongs to.
+type Release struct {
+	Name         string `json:"name"`
+	Owner        string `json:"owner"`        // the value of the release label on its objects
+	FieldManager string `json:"fieldManager"` // the server-side apply field manager
+}
+
+// Target is the cluster and namespace a plan is bound to. A plan for one
+// target never applies to another.
+type Target struct {
+	Server     string `json:"server"`     // the API server's URL
+	Context    string `json:"context"`    // the kubeconfig context
+	Namespace  string `json:"namespace"`  // the release's namespace
+	ClusterUID string `json:"clusterUID"` // the kube-system Namespace UID
+}
+
+// Step is one object's change.
+type Step struct {
+	Ref        object.Ref `json:"ref"`
+	APIVersion string     `json:"apiVersion"`
+	Resource   string     `json:"resource"` // plural resource name from discovery
+	Stage      Stage      `json:"stage"`
+	Action     Action     `json:"action"`
+	Observed   Observed   `json:"observed"`
+	Desired    string     `json:"desired,omitempty"` // keyed digest of Manifest
+	// Manifest is what apply sends, a Secret's values replaced by keyed
+	// digests; empty for a delete.
+	Manifest  map[string]any `json:"manifest,omitempty"`
+	DependsOn []object.Ref   `json:"dependsOn,omitempty"`
+	Conflicts []Conflict     `json:"conflicts,omitempty"`
+	Blocked   string         `json:"blocked,omitempty"` // why apply must refuse this plan
+	Origin    string         `json:"origin,omitempty"`  // where the object was declared; not hashed
+	Changes   []Change       `json:"changes,omitempty"` // not hashed
+	Seal      string         `json:"seal,omitempty"`    // keyed digest of the stored step; not hashed
+	// Warnings are what a person should know before approving the step
+	// that does not block it. Not hashed.
+	Warnings []string `json:"warnings,omitempty"`
+	// NoWait, when set, says why apply writes the object without waiting
+	// for it to be ready; empty means it waits (deletes never do). Hashed:
+	// approving a plan approves which objects it does not wait for.
+	NoWait NoWaitReason `json:"noWait,omitempty"`
+}
+
+// Observed is what the planner saw of a step's object in the cluster. Apply
+// compares it with what it sees before writing.
+type Observed struct {
+	Absent          bool   `json:"absent,omitempty"`
+	UID             string `json:"uid,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	Generation      int64  `json:"generation,omitempty"`
+	// Fields is a keyed digest of the live values at the paths the desired
+	// manifest sets: it changes when someone changes a field this plan
+	// touches, and not when only status or unrelated fields churn.
+	Fields string `json:"fields,omitempty"`
+}
+
+// Conflict is a field another field manager owns with a different value.
+type Conflict struct {
+	Manager string   `json:"manager"`
+	Fields  []string `json:"fields"`
+}
+
+// ChangeKind says how a field differs.
+type ChangeKind string
+
+// The kinds of field change.
+const (
+	Added   ChangeKind = "added"
+	Removed ChangeKind = "removed"
+	Changed ChangeKind = "changed"
+)
+
+// Change is one field that differs between the live object and the result
+// of applying the desired one. Secret values are never recorded: Hidden is
+// set and From/To are empty.
+type Change struct {
+	Path   string     `json:"path"`
+	Kind   ChangeKind `json:"kind"`
+	From   any        `json:"from,omitempty"`
+	To     any        `json:"to,omitempty"`
+	Hidden bool       `json:"hidden,omitempty"`
+}
+
+// Counts returns how many steps have each action.
+func (p *Plan) Counts() map[Action]int {
+	c := map[Action]int{}
+	for _, s := range p.Steps {
+		c[s.Action]++
+	}
+	return c
+}
+
+// Blocked returns the reasons apply must refuse the plan, one per blocked
+// step, each prefixed by its object; none means the plan may be applied.
+func (p *Plan) Blocked() []string {
+	var out []string
+	for _, s := range p.Steps {
+		if s.Blocked != "" {
+			out = append(out, s.Ref.String()+": "+s.Blocked)
+		}
+	}
+	return out
+}
+
+// Warnings returns the warnings of every step, each prefixed by its
+// object, in step order.
+func (p *Plan) Warnings() []string {
+	var out []string
+	for _, s := range p.Steps {
+		for _, w := range s.Warnings {
+			out = append(out, s.Ref.String()+": "+w)
+		}
+	}
+	return out
+}
+
+// Changed reports whether applying the plan would change anything: a step
+// that is not a no-op. A plan that changes nothing still becomes a
+// revision when applied.
+func (p *Plan) Changed() bool {
+	for _, s := range p.Steps {
+		if s.Action != NoOp {
+			return true
+		}
+	}
+	return false
+}

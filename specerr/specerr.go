@@ -1,0 +1,32 @@
+// Package specerr is the error of a bad spec file (release.toml,
+// build.toml, build.lock): the file, line and dotted key of the problem,
+// formatted "release.toml:12: checks[0].http.port: out of range". The
+// public packages return it (wrapped or joined) for bad input; it imports
+// nothing of Piceli.
+package specerr
+
+import "strconv"
+
+// Error is one problem in a spec file. File is the path as the user gave
+// it; Line is 1-based, or 0 when no line is known; Key is the dotted key
+// (with array indexes, such as checks[1].http.port), or empty when the
+// problem concerns the whole file.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+// Error formats the problem as "file:line: key: message", leaving out the
+// line and the key when they are unknown.
+func (e *Error) Error() string {
+	s := e.File
+	if e.Line > 0 {
+		s += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Key != "" {
+		s += ": " + e.Key
+	}
+	return s + ": " + e.Msg
+}
