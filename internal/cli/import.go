@@ -36,7 +36,7 @@ func (f *moduleImportFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.opts.Module, "module", "", "Go module path (default: example.com/NAME)")
 	fl.BoolVar(&f.opts.Force, "force", false, "write into an existing directory, replacing the Go files, go.mod, go.sum, release.toml, .gitignore and manifests/ there")
 	fl.StringVar(&f.opts.PiceliSource, "piceli-source", "", "local Piceli checkout to use (default: the one this binary was built from)")
-	fl.StringVarP(&f.output, "output", "o", "text", `output format: text, or json (one "piceli.import-report/v1" document)`)
+	fl.StringVarP(&f.output, "output", "o", "text", usageOutput)
 }
 
 // options completes the options for a run of cmd.
@@ -116,6 +116,9 @@ Then: piceli release plan --spec DIR/release.toml`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(f.output); err != nil {
 				return err
+			}
+			if t.Kubeconfig == "" || t.Context == "" || t.Namespace == "" {
+				return refusedf("import live needs --kubeconfig, --context and --namespace: piceli never uses $KUBECONFIG, ~/.kube/config or a current-context")
 			}
 			res, err := importer.FromCluster(cmd.Context(), t, f.options(cmd))
 			if err != nil {

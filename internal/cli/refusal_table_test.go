@@ -14,7 +14,7 @@ var argsOf = map[string][]string{
 	"deploy show":         {"20260101-000000-abcdef"},
 	"artifacts inspect":   {"layout"},
 	"artifacts import":    {"layout"},
-	"import yaml":         {"--out", passphraseFile + ".module"},
+	"import yaml":         {"in.yaml", "--out", passphraseFile + ".module"},
 	"state import":        {passphraseFile, "--passphrase-file", passphraseFile},
 	"release archive":     {"--out", "archive.json"},
 	"state export":        {"--out", "state.tar", "--passphrase-file", passphraseFile},

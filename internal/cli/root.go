@@ -118,13 +118,14 @@ func subcommands() []*cobra.Command {
 
 // checkFormat refuses an -o value the command does not offer, before the
 // command reads anything: the formats are those its help names after
-// "output format: ".
+// "output format: " (before any parenthesis).
 func checkFormat(cmd *cobra.Command) error {
 	f := cmd.Flags().Lookup("output")
 	if f == nil {
 		return nil
 	}
-	offered := strings.Split(strings.TrimPrefix(f.Usage, "output format: "), " or ")
+	formats, _, _ := strings.Cut(strings.TrimPrefix(f.Usage, "output format: "), " (")
+	offered := strings.FieldsFunc(strings.ReplaceAll(formats, " or ", ","), func(r rune) bool { return r == ',' || r == ' ' })
 	if !slices.Contains(offered, f.Value.String()) {
 		return refusedf("unknown output format %q (want %s)", f.Value.String(), strings.Join(offered, " or "))
 	}
