@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/artifact"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -69,6 +70,12 @@ service/registry:5000 --kubeconfig F --context C --namespace N".`,
 				return err
 			}
 			f.run.spec = spec
+			if f.run.approve == "" {
+				return planFirst(cmd, f.run, func(r *release.Release, opts release.PlanOptions) (*plan.Plan, int, error) {
+					p, err := r.Plan(cmd.Context(), opts)
+					return p, 0, err
+				})
+			}
 			return runRelease(cmd, f.run, func(r *release.Release, opts release.RunOptions) (*release.Result, error) {
 				return r.Apply(cmd.Context(), f.run.approve, opts)
 			})
