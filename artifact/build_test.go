@@ -14,6 +14,7 @@ import (
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/artifacttest"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // pinAndBuild copies the services example into a fresh directory, pins
@@ -176,8 +177,8 @@ func TestBuildRefusesUnpinnedOrChangedInput(t *testing.T) {
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Build() error = %v, want an *InputError containing %q", err, tt.want)
 			}
-			if !artifact.IsRefused(err) {
-				t.Errorf("IsRefused(%v) = false", err)
+			if !refusal.Is(err) {
+				t.Errorf("refusal.Is(%v) = false", err)
 			}
 			if _, serr := os.Stat(filepath.Join(filepath.Dir(spec), ".piceli-build")); !errors.Is(serr, fs.ErrNotExist) {
 				t.Errorf("a refused build wrote .piceli-build (stat: %v)", serr)

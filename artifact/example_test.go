@@ -17,7 +17,7 @@ func ExampleImport_withoutGrant() {
 	fmt.Println(err)
 	// Output:
 	// true ctr
-	// import to containerd runs ctr, which is not granted; nothing was run: add --grant ctr=PATH (for example --grant ctr=/usr/bin/ctr)
+	// import to containerd runs ctr, which is not granted; nothing was run: grant it as ctr=PATH (for example ctr=/usr/bin/ctr)
 }
 
 func ExampleParseGrant() {

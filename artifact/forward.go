@@ -31,7 +31,7 @@ func parseForward(s string) (forwardTarget, error) {
 	kind, name, ok2 := strings.Cut(kindName, "/")
 	port, err := strconv.Atoi(portText)
 	if !ok || !ok2 || err != nil || port < 1 || port > 65535 || name == "" || (kind != "service" && kind != "pod") {
-		return forwardTarget{}, fmt.Errorf("--via-forward %q: want service/NAME:PORT or pod/NAME:PORT", s)
+		return forwardTarget{}, fmt.Errorf("port-forward target %q: want service/NAME:PORT or pod/NAME:PORT", s)
 	}
 	return forwardTarget{kind: kind, name: name, port: port}, nil
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pynenc/piceli/refusal"
 )
 
 // The tools an import may run, each only when granted.
@@ -54,9 +56,12 @@ type GrantError struct {
 
 // Error names the missing grant and how to give it.
 func (e *GrantError) Error() string {
-	return fmt.Sprintf("import to %s runs %s, which is not granted; nothing was run: add --grant %s=PATH (for example --grant %s=%s)",
+	return fmt.Sprintf("import to %s runs %s, which is not granted; nothing was run: grant it as %s=PATH (for example %s=%s)",
 		e.Target, e.Tool, e.Tool, e.Tool, exampleToolPath(e.Tool))
 }
+
+// Is reports that a missing grant is a refusal (refusal.Is).
+func (e *GrantError) Is(target error) bool { return target == refusal.ErrRefused }
 
 func exampleToolPath(tool string) string {
 	if tool == ToolSSH {
@@ -72,10 +77,10 @@ func resolveGrants(ctx context.Context, target string, needs []string, grants []
 	byTool := map[string]Grant{}
 	for _, g := range grants {
 		if _, dup := byTool[g.Tool]; dup {
-			return nil, fmt.Errorf("--grant %s is given twice", g.Tool)
+			return nil, fmt.Errorf("grant of %s is given twice", g.Tool)
 		}
 		if !slices.Contains(needs, g.Tool) {
-			return nil, fmt.Errorf("--grant %s: import to %s does not run %s; grant only what it runs (%s)", g.Tool, target, g.Tool, needsText(needs))
+			return nil, fmt.Errorf("grant of %s: import to %s does not run %s; grant only what it runs (%s)", g.Tool, target, g.Tool, needsText(needs))
 		}
 		byTool[g.Tool] = g
 	}
@@ -110,7 +115,7 @@ func resolveTool(ctx context.Context, g Grant) (Tool, error) {
 	if !strings.ContainsRune(p, filepath.Separator) {
 		found, err := exec.LookPath(p)
 		if err != nil {
-			return Tool{}, fmt.Errorf("--grant %s=%s: %w", g.Tool, g.Path, err)
+			return Tool{}, fmt.Errorf("grant %s=%s: %w", g.Tool, g.Path, err)
 		}
 		p = found
 	}
@@ -119,15 +124,15 @@ func resolveTool(ctx context.Context, g Grant) (Tool, error) {
 		abs, err = filepath.EvalSymlinks(abs)
 	}
 	if err != nil {
-		return Tool{}, fmt.Errorf("--grant %s=%s: %w", g.Tool, g.Path, err)
+		return Tool{}, fmt.Errorf("grant %s=%s: %w", g.Tool, g.Path, err)
 	}
 	info, err := os.Stat(abs)
 	if err != nil || !info.Mode().IsRegular() || info.Mode()&0o111 == 0 {
-		return Tool{}, fmt.Errorf("--grant %s=%s: %s is not an executable file", g.Tool, g.Path, abs)
+		return Tool{}, fmt.Errorf("grant %s=%s: %s is not an executable file", g.Tool, g.Path, abs)
 	}
 	v, err := toolVersion(ctx, g.Tool, abs)
 	if err != nil {
-		return Tool{}, fmt.Errorf("--grant %s=%s: ask its version: %w", g.Tool, g.Path, err)
+		return Tool{}, fmt.Errorf("grant %s=%s: ask its version: %w", g.Tool, g.Path, err)
 	}
 	return Tool{Name: g.Tool, Path: abs, Version: v}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pynenc/piceli/refusal"
 )
 
 // The targets of an import.
@@ -75,31 +77,11 @@ type RegistryOptions struct {
 	AllowExec  bool
 }
 
-// RefusedError says an import was refused before anything ran: bad
-// options, a missing grant, a damaged layout.
-type RefusedError struct{ Err error }
-
-// Error is the refusal's message.
-func (e *RefusedError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *RefusedError) Unwrap() error { return e.Err }
-
-// IsRefused reports whether err refused work before any change: bad input
-// in a build spec or lock, drifted inputs, a damaged layout, a missing
-// grant or bad import options.
-func IsRefused(err error) bool {
-	return errors.As(err, new(*RefusedError)) || errors.As(err, new(*SpecError)) ||
-		errors.As(err, new(*InputError)) || errors.As(err, new(*CorruptError)) || errors.As(err, new(*GrantError))
-}
-
-func refusedf(format string, args ...any) error {
-	return &RefusedError{Err: fmt.Errorf(format, args...)}
-}
+func refusedf(format string, args ...any) error { return refusal.Errorf(format, args...) }
 
 // Import delivers the images of the OCI layout at dir to opts.Target. It
 // checks the options and grants and verifies every blob first, and refuses
-// (a *RefusedError or *GrantError, nothing run) when any is wrong. Stream
+// (refusal.Is, nothing run; a missing grant is a *GrantError) when any is wrong. Stream
 // targets run the granted tool with the image streamed into its standard
 // input as an OCI archive, read straight from the layout: no archive is
 // written to disk. A registry push sends only the blobs the registry lacks.
@@ -144,10 +126,10 @@ func newDelivery(ctx context.Context, dir string, opts ImportOptions) (*delivery
 		if errors.As(err, &ge) {
 			return nil, err
 		}
-		return nil, &RefusedError{Err: err}
+		return nil, refusal.New(err)
 	}
 	if d.imgs, err = choose(abs, opts.Images); err != nil {
-		return nil, &RefusedError{Err: err}
+		return nil, refusal.New(err)
 	}
 	for _, n := range needs {
 		d.rec.Tools = append(d.rec.Tools, d.tools[n])
@@ -182,7 +164,7 @@ func (d *delivery) plan() ([]string, error) {
 	case TargetRegistry:
 		return nil, d.planRegistry()
 	case "":
-		return nil, refusedf("no import target: choose --to containerd, docker, ssh-containerd or registry")
+		return nil, refusedf("no import target: choose containerd, docker, ssh-containerd or registry")
 	}
 	return nil, refusedf("unknown import target %q: choose containerd, docker, ssh-containerd or registry", o.Target)
 }
@@ -194,7 +176,7 @@ func ctrArgs(c ContainerdOptions) []string {
 func (d *delivery) planSSH(c ContainerdOptions) ([]string, error) {
 	s := d.opts.SSH
 	if s.Host == "" || strings.HasPrefix(s.Host, "-") {
-		return nil, refusedf("import to ssh-containerd needs --ssh-host USER@HOST")
+		return nil, refusedf("import to ssh-containerd needs the node's ssh host, USER@HOST")
 	}
 	ctr := s.Ctr
 	if ctr == "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/artifacttest"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // canary is a secret that must reach no receipt or output: the test puts
@@ -164,13 +165,13 @@ func TestImportWithoutGrantRunsNothing(t *testing.T) {
 		_, err := artifact.Import(t.Context(), res.Layout, artifact.ImportOptions{Target: tt.target, Grants: tt.grants, SSH: artifact.SSHOptions{Host: "root@127.0.0.1"}})
 		var ge *artifact.GrantError
 		switch {
-		case tt.grants == nil && (!errors.As(err, &ge) || ge.Tool != tt.tool || !strings.Contains(err.Error(), "--grant "+tt.tool+"=PATH")):
-			t.Errorf("Import(--to %s, no grant) error = %v, want a *GrantError naming --grant %s=PATH", tt.target, err, tt.tool)
+		case tt.grants == nil && (!errors.As(err, &ge) || ge.Tool != tt.tool || !strings.Contains(err.Error(), "grant it as "+tt.tool+"=PATH")):
+			t.Errorf("Import(--to %s, no grant) error = %v, want a *GrantError naming the grant %s=PATH", tt.target, err, tt.tool)
 		case tt.grants != nil && (err == nil || !strings.Contains(err.Error(), "does not run ctr")):
 			t.Errorf("Import(--to %s, wrong grant) error = %v, want a refusal of the grant", tt.target, err)
 		}
-		if !artifact.IsRefused(err) {
-			t.Errorf("IsRefused(%v) = false", err)
+		if !refusal.Is(err) {
+			t.Errorf("refusal.Is(%v) = false", err)
 		}
 	}
 	if _, err := os.Stat(ran); !errors.Is(err, os.ErrNotExist) {

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Report is what Inspect found in a layout.
@@ -60,6 +62,9 @@ type CorruptError struct {
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("OCI layout %s is damaged: %s", e.Layout, strings.Join(e.Problems, "; "))
 }
+
+// Is reports that a damaged layout is a refusal (refusal.Is).
+func (e *CorruptError) Is(target error) bool { return target == refusal.ErrRefused }
 
 // Inspect reads the OCI layout at dir, verifies the digest and size of
 // every blob its images reference, and lists images, layers and which

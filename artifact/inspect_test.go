@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pynenc/piceli/artifact"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Acceptance 6: inspect verifies every blob: a sound layout lists its
@@ -38,7 +39,7 @@ func TestInspectFindsCorruptAndMissingBlobs(t *testing.T) {
 	}
 	rep, err = artifact.Inspect(res.Layout)
 	var ce *artifact.CorruptError
-	if !errors.As(err, &ce) || !artifact.IsRefused(err) {
+	if !errors.As(err, &ce) || !refusal.Is(err) {
 		t.Fatalf("Inspect(damaged layout) error = %v, want a *CorruptError", err)
 	}
 	text := strings.Join(rep.Problems, "\n")

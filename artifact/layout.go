@@ -11,6 +11,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/pynenc/piceli/internal/inputfile"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // The annotations Build puts on each image of a layout's index.json.
@@ -27,14 +28,14 @@ const (
 )
 
 // readIndex reads the index.json of the OCI layout at dir. A layout
-// without a readable index.json is refused (*RefusedError), and so is one
+// without a readable index.json is refused (refusal.Is), and so is one
 // whose index.json is no OCI image index; that error says where the JSON
 // broke but never quotes the file, which may be a symlink to a file that
 // is not the caller's to show.
 func readIndex(dir string) (*v1.IndexManifest, error) {
 	data, err := readMetadata(filepath.Join(dir, "index.json"))
 	if err != nil {
-		return nil, &RefusedError{Err: fmt.Errorf("read OCI layout %s: %w", dir, err)}
+		return nil, refusal.Errorf("read OCI layout %s: %w", dir, err)
 	}
 	var idx v1.IndexManifest
 	if err := json.Unmarshal(data, &idx); err != nil {

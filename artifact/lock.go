@@ -14,6 +14,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/inputfile"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // LockSchema versions the lock file.
@@ -177,6 +178,9 @@ type InputError struct {
 	Lock  string
 	Drift []Drift
 }
+
+// Is reports that drifted inputs are a refusal (refusal.Is).
+func (e *InputError) Is(target error) bool { return target == refusal.ErrRefused }
 
 // Drift is one input that differs from its pin: unpinned (Pinned empty),
 // changed, or pinned and gone (Now empty).

@@ -14,6 +14,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/pynenc/piceli/refusal"
 )
 
 // planRegistry checks the registry options and sets the push runner.
@@ -22,27 +24,27 @@ func (d *delivery) planRegistry() error {
 	t := ReceiptTarget{Kind: TargetRegistry, Address: o.Address, Auth: o.Username != ""}
 	switch {
 	case o.Address != "" && o.ViaForward != "":
-		return refusedf("give --registry or --via-forward, not both")
+		return refusedf("import to registry: give a registry address or a port-forward to one, not both")
 	case o.ViaForward != "":
 		ft, err := parseForward(o.ViaForward)
 		if err != nil {
-			return &RefusedError{Err: err}
+			return refusal.New(err)
 		}
 		if o.Kubeconfig == "" || o.Context == "" || o.Namespace == "" {
-			return refusedf("--via-forward needs --kubeconfig, --context and --namespace: piceli never guesses a cluster")
+			return refusedf("import to registry through a port-forward: name the kubeconfig file, its context and the namespace: piceli never guesses a cluster")
 		}
 		t.ViaForward, t.Context, t.KubeNS = o.ViaForward, o.Context, o.Namespace
 		d.runner = func(ctx context.Context) error { return d.pushForwarded(ctx, ft) }
 	case o.Address != "":
 		if _, err := name.NewRegistry(o.Address); err != nil || strings.Contains(o.Address, "/") {
-			return refusedf("--registry %q: want HOST:PORT", o.Address)
+			return refusedf("registry address %q: want HOST:PORT", o.Address)
 		}
 		if o.Username != "" && !o.Insecure && !isLoopback(o.Address) && plainHTTP(o.Address) {
-			return refusedf("--registry %s would be plain HTTP: credentials go over TLS only (or pass --insecure)", o.Address)
+			return refusedf("registry %s would be plain HTTP: credentials go over TLS only, unless plain HTTP is explicitly allowed (insecure)", o.Address)
 		}
 		d.runner = func(ctx context.Context) error { return d.push(ctx, o.Address, o.Address) }
 	default:
-		return refusedf("import to registry needs --registry HOST:PORT or --via-forward service/NAME:PORT")
+		return refusedf("import to registry needs a registry address (HOST:PORT) or a port-forward to one (service/NAME:PORT)")
 	}
 	d.rec.Target = t
 	return nil

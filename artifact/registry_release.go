@@ -89,7 +89,7 @@ var storageRE = regexp.MustCompile(`(?m)^      storage: (\S+)$`)
 func (o *RegistryReleaseOptions) installedStorage() error {
 	data, err := os.ReadFile(filepath.Join(o.Dir, "manifests", "registry.yaml"))
 	if err != nil {
-		return refusedf("registry: no installed registry release in %s (%v); uninstall uses the --dir of the install", o.Dir, err)
+		return refusedf("registry: no installed registry release in %s (%v); uninstall uses the directory of the install", o.Dir, err)
 	}
 	m := storageRE.FindSubmatch(data)
 	if m == nil {
@@ -107,11 +107,11 @@ func (o *RegistryReleaseOptions) check() error {
 	case o.Dir == "":
 		return refusedf("registry: no directory for its release")
 	case o.Kubeconfig == "" || o.Context == "" || o.Namespace == "":
-		return refusedf("registry: name --kubeconfig, --context and --namespace: piceli never guesses a cluster")
+		return refusedf("registry: name the kubeconfig file, its context and the namespace: piceli never guesses a cluster")
 	case !o.Uninstall && !pinnedImageRE.MatchString(o.Image):
-		return refusedf("registry: --image %q must be a registry:2-compatible image pinned by digest (name@sha256:<64 hex>)", o.Image)
+		return refusedf("registry: image %q must be a registry:2-compatible image pinned by digest (name@sha256:<64 hex>)", o.Image)
 	case !quantityRE.MatchString(o.Storage):
-		return refusedf("registry: --storage %q: want a size such as 10Gi", o.Storage)
+		return refusedf("registry: storage size %q: want a size such as 10Gi", o.Storage)
 	}
 	return nil
 }

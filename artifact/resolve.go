@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/pynenc/piceli/internal/inputfile"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Resolve returns the digest reference of the image name built from the
 // build spec at specPath, as its layout records it
 // (registry/repository@sha256:...), with registry replacing the host when
-// it is set. It refuses, with a *RefusedError, a missing layout, a layout
+// it is set. It refuses (refusal.Is) a missing layout, a layout
 // built from another lock than the current lock file (pin and build
 // again), a layout without the image or whose manifest is missing. It
 // reads only the build spec, the lock file and the layout's index.
@@ -32,7 +33,7 @@ func Resolve(specPath, name, registry string) (string, error) {
 	}
 	d, err := resolveRef(s.Layout, name)
 	if err != nil {
-		return "", &RefusedError{Err: err}
+		return "", refusal.New(err)
 	}
 	if got, want := d.Annotations[AnnotationLock], "sha256:"+sha256Hex(lock); got != want {
 		return "", refusedf("image %s: the OCI layout %s was built from another lock than %s; run piceli artifacts build --spec %s", name, s.Layout, s.Lock, specPath)

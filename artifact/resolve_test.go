@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pynenc/piceli/artifact"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Resolve gives the digest reference a build recorded, with another
@@ -29,7 +30,7 @@ func TestResolveReadsTheBuildsDigest(t *testing.T) {
 	lock := filepath.Join(filepath.Dir(spec), "build.lock")
 	data, _ := os.ReadFile(lock)
 	os.WriteFile(lock, append(data, '\n'), 0o644)
-	if _, err := artifact.Resolve(spec, "orders", ""); err == nil || !artifact.IsRefused(err) || !strings.Contains(err.Error(), "built from another lock") {
+	if _, err := artifact.Resolve(spec, "orders", ""); err == nil || !refusal.Is(err) || !strings.Contains(err.Error(), "built from another lock") {
 		t.Errorf("Resolve after the lock changed: error = %v, want a refusal asking for a build", err)
 	}
 	os.RemoveAll(res.Layout)

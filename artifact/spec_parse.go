@@ -15,6 +15,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/specerr"
+	"github.com/pynenc/piceli/refusal"
 )
 
 type rawSpec struct {
@@ -71,7 +72,7 @@ var knownBuildKeys = map[string]string{
 func LoadSpec(path string) (*Spec, error) {
 	data, err := inputfile.Read(path, inputfile.SpecLimit)
 	if err != nil {
-		return nil, fmt.Errorf("load build spec: %w", err)
+		return nil, refusal.Errorf("load build spec: %w", err)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -1,6 +1,8 @@
 package artifact
 
-import "context"
+import (
+	"context"
+)
 
 // Verified is what Verify found: the build spec's inputs all match its
 // lock file, whose digest therefore names every one of them.
@@ -14,7 +16,7 @@ type Verified struct {
 // Verify checks every input of the build spec at specPath against its lock
 // file, as Build does before it writes anything, and writes nothing
 // itself. Drift is an *InputError naming each input, a missing lock a
-// *RefusedError. Two Verify calls with the same LockDigest mean the same
+// refusal (refusal.Is). Two Verify calls with the same LockDigest mean the same
 // inputs, so the same build.
 func Verify(ctx context.Context, specPath string) (*Verified, error) {
 	s, err := LoadSpec(specPath)

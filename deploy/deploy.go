@@ -16,6 +16,7 @@ import (
 	"github.com/pynenc/piceli/internal/telemetry"
 	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/progress"
+	"github.com/pynenc/piceli/refusal"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -87,24 +88,7 @@ type TelemetryReport struct {
 // "URL: not sent: why".
 func (r TelemetryReport) String() string { return telemetry.Report(r).String() }
 
-// RefusedError is a deploy refused before it changed anything: bad
-// options, nothing to resume, another deploy of the release running.
-type RefusedError struct{ Err error }
-
-func (e *RefusedError) Error() string { return e.Err.Error() }
-func (e *RefusedError) Unwrap() error { return e.Err }
-
-func refusef(format string, args ...any) error {
-	return &RefusedError{Err: fmt.Errorf(format, args...)}
-}
-
-// IsRefused reports whether err refused the deploy, or one of its stages,
-// before that changed anything: this package's *RefusedError, or a refusal
-// of package release (bad spec, stale plan, held lock) or artifact (drifted
-// inputs, missing grant).
-func IsRefused(err error) bool {
-	return errors.As(err, new(*RefusedError)) || release.IsRefused(err) || artifact.IsRefused(err)
-}
+func refusef(format string, args ...any) error { return refusal.Errorf(format, args...) }
 
 // ApprovalRequiredError stops a deploy after its plan stage: nothing was
 // applied. Run again with Options.Approve set to Plan.Hash to continue.
@@ -180,12 +164,12 @@ func (r *runner) open(ctx context.Context, specPath string) error {
 	}
 	if r.opts.Until != "" {
 		if _, err := ParseStage(string(r.opts.Until)); err != nil {
-			return &RefusedError{Err: err}
+			return refusal.New(err)
 		}
 	}
 	if r.opts.OTLPEndpoint != "" {
 		if err := spec.CheckEndpoint(r.opts.OTLPEndpoint); err != nil {
-			return refusef("--otlp-endpoint: %v", err)
+			return refusef("the OTLP endpoint: %v", err)
 		}
 	}
 	rel, err := release.Open(specPath, release.Options{Log: r.opts.Log, AllowExec: r.opts.AllowExec})
@@ -194,7 +178,7 @@ func (r *runner) open(ctx context.Context, specPath string) error {
 	}
 	r.rel = rel
 	if r.spec, err = spec.Load(specPath); err != nil {
-		return &RefusedError{Err: err}
+		return refusal.New(err)
 	}
 	r.dir = filepath.Join(rel.StateDir(), "deploys")
 	if err := r.overrideDelivery(); err != nil {
@@ -211,7 +195,7 @@ func (r *runner) overrideDelivery() error {
 	o := r.opts
 	if o.Deliver == "" {
 		if o.ContainerdAddress != "" || o.Registry != "" {
-			return refusef("--containerd-address and --registry go with --deliver")
+			return refusef("a containerd address or registry goes with a delivery target that replaces [deploy]")
 		}
 		return nil
 	}
@@ -219,19 +203,19 @@ func (r *runner) overrideDelivery() error {
 	if o.ContainerdAddress != "" {
 		abs, err := filepath.Abs(o.ContainerdAddress)
 		if err != nil {
-			return &RefusedError{Err: err}
+			return refusal.New(err)
 		}
 		d.ContainerdAddress = abs
 	}
 	switch {
 	case d.Deliver != spec.DeliverNone && d.Deliver != spec.DeliverContainerd && d.Deliver != spec.DeliverRegistry:
-		return refusef("--deliver %q: want none, containerd or registry", d.Deliver)
+		return refusef("delivery target %q: want none, containerd or registry", d.Deliver)
 	case d.Deliver == spec.DeliverRegistry && d.Registry == "":
-		return refusef("--deliver registry needs --registry HOST:PORT")
+		return refusef("delivery to a registry needs its address, HOST:PORT")
 	case d.Deliver != spec.DeliverRegistry && d.Registry != "":
-		return refusef("--registry goes with --deliver registry")
+		return refusef("a registry address goes with delivery to a registry")
 	case d.Deliver != spec.DeliverContainerd && d.ContainerdAddress != "":
-		return refusef("--containerd-address goes with --deliver containerd")
+		return refusef("a containerd address goes with delivery to containerd")
 	}
 	r.spec.Deploy = d
 	return nil
@@ -241,7 +225,7 @@ func (r *runner) overrideDelivery() error {
 func (r *runner) preflight(ctx context.Context) error {
 	var err error
 	if r.specDig, err = fileDigest(r.spec.Path); err != nil {
-		return &RefusedError{Err: err}
+		return refusal.New(err)
 	}
 	if len(r.spec.Builds) > 0 {
 		r.buildSpec = filepath.Join(r.spec.Dir, artifact.SpecFile)
@@ -264,7 +248,7 @@ func checkGrants(d spec.Deploy, grants []artifact.Grant) error {
 	found := false
 	for _, g := range grants {
 		if g.Tool != need {
-			return refusef("--grant %s: this deploy's delivery ([deploy] deliver = %q) does not run %s", g.Tool, d.Deliver, g.Tool)
+			return refusef("grant of %s: this deploy's delivery ([deploy] deliver = %q) does not run %s", g.Tool, d.Deliver, g.Tool)
 		}
 		found = true
 	}
@@ -326,7 +310,7 @@ func (r *runner) begin() error {
 	}
 	l, err := lock.File(r.dir, lock.CurrentHolder("deploy "+r.id))
 	if err != nil {
-		return &RefusedError{Err: fmt.Errorf("deploy of release %s: %w", r.rel.Name(), err)}
+		return refusal.Errorf("deploy of release %s: %w", r.rel.Name(), err)
 	}
 	r.lock = l
 	if err := r.openJournal(); err != nil {

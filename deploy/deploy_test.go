@@ -16,6 +16,7 @@ import (
 	"github.com/pynenc/piceli/deploy"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 	"github.com/pynenc/piceli/internal/telemetry/telemetrytest"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Acceptance 1, 3 and 4 of `piceli deploy` on the sandbox: the services
@@ -71,7 +72,7 @@ func TestDeployServicesSkipsWhatDidNotChange(t *testing.T) {
 	edit := filepath.Join(p.dir, "cmd", "orders", "main.go")
 	data, _ := os.ReadFile(edit)
 	os.WriteFile(edit, []byte(strings.Replace(string(data), `"orders service"`, `"orders service v2"`, 1)), 0o644)
-	if _, err := p.run(t, deploy.Options{}); !deploy.IsRefused(err) || !strings.Contains(err.Error(), "orders/main.go changed since it was pinned") {
+	if _, err := p.run(t, deploy.Options{}); !refusal.Is(err) || !strings.Contains(err.Error(), "orders/main.go changed since it was pinned") {
 		t.Errorf("deploy after an unpinned change: %v, want a refusal naming the file", err)
 	}
 	pin(t, p.build)

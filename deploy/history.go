@@ -105,7 +105,7 @@ func History(specPath string) ([]*State, error) {
 }
 
 // Show is one deploy of the release by its ID (or a unique prefix of it),
-// as History tells it; an unknown ID is a *RefusedError.
+// as History tells it; an unknown ID is refused (refusal.Is).
 func Show(specPath, id string) (*State, error) {
 	all, err := History(specPath)
 	if err != nil {

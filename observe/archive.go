@@ -3,6 +3,7 @@ package observe
 import (
 	pub "github.com/pynenc/piceli/archive"
 	"github.com/pynenc/piceli/internal/archive"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Archive is a session archive: what one run of a release declared and
@@ -15,14 +16,14 @@ type Archive = pub.Archive
 type ArchivedObject = pub.Object
 
 // ReadArchive reads and checks a session archive file. A file that is not
-// one is an *InputError naming the file (and line or key).
+// one is a refusal (refusal.Is) naming the file (and line or key).
 func ReadArchive(path string) (*Archive, error) {
 	if path == "" {
-		return nil, badInput("a session archive file is required (--archive FILE; piceli release archive --out FILE writes one)")
+		return nil, badInput("a session archive file is required (piceli release archive writes one)")
 	}
 	a, err := archive.Read(path)
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, refusal.New(err)
 	}
 	return a, nil
 }

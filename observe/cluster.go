@@ -2,13 +2,13 @@ package observe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
 	"k8s.io/client-go/metadata"
 
 	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Target names a cluster: a kubeconfig file and a context in it, both
@@ -33,33 +33,21 @@ type Cluster struct {
 	Context string
 }
 
-// ErrBadInput marks an error caused by what the caller gave (a missing
-// flag, a malformed file, a refused address or port); nothing was changed.
-var ErrBadInput = errors.New("bad input")
-
-// InputError is bad input: its message names what was wrong.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-// Is makes an *InputError match ErrBadInput.
-func (e *InputError) Is(target error) bool { return target == ErrBadInput }
-
-func badInput(format string, args ...any) error {
-	return &InputError{Err: fmt.Errorf(format, args...)}
-}
+// badInput refuses what the caller gave (a missing option, a malformed
+// file, a refused address or port): refusal.Is reports it; nothing was
+// changed.
+func badInput(format string, args ...any) error { return refusal.Errorf(format, args...) }
 
 // Connect opens t; it does not contact the server (the first request
 // does). A missing kubeconfig or context, or one the file lacks, is an
-// *InputError.
+// refusal (refusal.Is).
 func Connect(ctx context.Context, t Target) (*Cluster, error) {
 	if t.Kubeconfig == "" || t.Context == "" {
-		return nil, badInput("a kubeconfig file and a context are both required (--kubeconfig, --context)")
+		return nil, badInput("a kubeconfig file and a context are both required")
 	}
 	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: t.Kubeconfig, Context: t.Context, AllowExec: t.AllowExec, WrapTransport: t.WrapTransport})
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, refusal.New(err)
 	}
 	m, err := metadata.NewForConfig(c.Config)
 	if err != nil {

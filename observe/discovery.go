@@ -7,9 +7,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/pynenc/piceli/refusal"
 )
 
-// checkArchive refuses, with an *InputError, an archive the lens must not
+// checkArchive refuses (refusal.Is) an archive the lens must not
 // act on: one naming a namespace that none of its objects nor its target
 // is in, or declaring an object whose kind and resource disagree with
 // the cluster's discovery (a crafted archive pairing kind ConfigMap with
@@ -26,7 +28,7 @@ func (cl *Cluster) checkArchive(a *Archive) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return &InputError{Err: fmt.Errorf("session archive refused: %w", err)}
+		return refusal.Errorf("session archive refused: %w", err)
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func (fw *Forwarder) Scope(f Forward) Forward {
 }
 
 // Start runs f, which must be valid and saved for this cluster and
-// context (an *InputError otherwise), and returns once it listens; it
+// context (refused otherwise: refusal.Is), and returns once it listens; it
 // does not wait for a pod. Starting a forward that runs already is a
 // no-op.
 func (fw *Forwarder) Start(f Forward) (ForwardState, error) {
@@ -95,7 +95,7 @@ func (fw *Forwarder) WaitReady(ctx context.Context, name string) error {
 	return r.sess.WaitReady(ctx)
 }
 
-// Stop ends the forward named name; it is an *InputError when it does not
+// Stop ends the forward named name; it is a refusal (refusal.Is) when it does not
 // run.
 func (fw *Forwarder) Stop(name string) error {
 	fw.mu.Lock()

@@ -1,7 +1,6 @@
 package observe_test
 
 import (
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 	"github.com/pynenc/piceli/observe"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // A saved forward to deployment/api runs through the API server and
@@ -57,7 +57,7 @@ func TestSavedForwardReachesLoopbackServer(t *testing.T) {
 
 	other := f
 	other.ClusterUID = "another-cluster"
-	if _, err := fw.Start(other); !errors.Is(err, observe.ErrBadInput) {
+	if _, err := fw.Start(other); !refusal.Is(err) {
 		t.Errorf("Start of a forward saved for another cluster = %v, want it refused", err)
 	}
 }

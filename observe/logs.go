@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/pynenc/piceli/internal/access"
 )
 
 // The hard caps of a log tail, whatever is asked: at most MaxTailLines
@@ -56,7 +58,7 @@ type LogTail struct {
 
 // Logs returns the last lines of a container of a ready pod of
 // opts.Target, through the API server (the kubelet's log endpoint), never
-// more than the caps. Bad options are an *InputError; nothing is written.
+// more than the caps. Bad options are a refusal (refusal.Is); nothing is written.
 func Logs(ctx context.Context, cl *Cluster, opts LogsOptions) (*LogTail, error) {
 	lines, limit, err := opts.caps()
 	if err != nil {
@@ -90,7 +92,7 @@ func Logs(ctx context.Context, cl *Cluster, opts LogsOptions) (*LogTail, error) 
 
 func (o LogsOptions) caps() (int, int, error) {
 	if o.Namespace == "" || o.Target == "" {
-		return 0, 0, badInput("logs need a namespace and a target (--namespace, --target)")
+		return 0, 0, badInput("logs need a namespace and a target")
 	}
 	if o.Lines < 0 || o.Bytes < 0 {
 		return 0, 0, badInput("tail %d lines, %d bytes: want positive numbers", o.Lines, o.Bytes)
@@ -214,7 +216,7 @@ func (cl *Cluster) oldestReady(ctx context.Context, namespace, target string, ls
 	var best *corev1.Pod
 	for i := range list.Items {
 		p := &list.Items[i]
-		if !podReady(p) {
+		if !access.PodReady(p) {
 			continue
 		}
 		if best == nil || p.CreationTimestamp.Before(&best.CreationTimestamp) || (p.CreationTimestamp.Equal(&best.CreationTimestamp) && p.Name < best.Name) {
@@ -225,16 +227,4 @@ func (cl *Cluster) oldestReady(ctx context.Context, namespace, target string, ls
 		return nil, fmt.Errorf("%s in namespace %s has no ready pod", target, namespace)
 	}
 	return best, nil
-}
-
-func podReady(p *corev1.Pod) bool {
-	if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/pynenc/piceli/internal/access"
 	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/localpath"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // ForwardsSchema versions a user's forward preferences file.
@@ -59,7 +60,7 @@ var (
 )
 
 // Validate checks a forward's own fields (not its scope) before it is
-// saved or run; every problem is an *InputError naming the key.
+// saved or run; every problem is a refusal (refusal.Is) naming the key.
 func (f Forward) Validate() error {
 	var errs []error
 	if !dnsName.MatchString(f.Name) || len(f.Name) > 63 {
@@ -81,7 +82,7 @@ func (f Forward) Validate() error {
 		errs = append(errs, fmt.Errorf("remote port %d: want 1 to 65535", f.RemotePort))
 	}
 	if len(errs) > 0 {
-		return &InputError{Err: fmt.Errorf("forward %q: %w", f.Name, errors.Join(errs...))}
+		return refusal.Errorf("forward %q: %w", f.Name, errors.Join(errs...))
 	}
 	return nil
 }
@@ -180,7 +181,7 @@ func (p Prefs) Save(user string, f Forward) error {
 }
 
 // Delete removes user's forward named name; an unknown name is an
-// *InputError.
+// refusal (refusal.Is).
 func (p Prefs) Delete(user, name string) error {
 	fs, err := p.List(user)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pynenc/piceli/refusal"
 )
 
 func savedForward() Forward {
@@ -37,7 +39,7 @@ func TestPrefsFileIsOwnerOnly(t *testing.T) {
 	if err := os.Chmod(filepath.Join(p.Dir, "alice.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.List("alice"); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "owner-only") {
+	if _, err := p.List("alice"); !refusal.Is(err) || !strings.Contains(err.Error(), "owner-only") {
 		t.Errorf("List of a file others may read = %v, want it refused as not owner-only", err)
 	}
 }
@@ -61,7 +63,7 @@ func TestSaveRefusesBadForwards(t *testing.T) {
 			f := savedForward()
 			tc.edit(&f)
 			err := p.Save("alice", f)
-			if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
+			if !refusal.Is(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Save(%s) = %v, want bad input saying %q", tc.name, err, tc.want)
 			}
 			if _, err := os.Stat(filepath.Join(p.Dir, "alice.json")); !errors.Is(err, os.ErrNotExist) {
@@ -74,7 +76,7 @@ func TestSaveRefusesBadForwards(t *testing.T) {
 func TestUserNamesCannotEscapeTheDirectory(t *testing.T) {
 	p := Prefs{Dir: t.TempDir()}
 	for _, user := range []string{"../x", "a/b", "", ".hidden", "Alice"} {
-		if err := p.Save(user, savedForward()); !errors.Is(err, ErrBadInput) {
+		if err := p.Save(user, savedForward()); !refusal.Is(err) {
 			t.Errorf("Save(user %q) = %v, want bad input", user, err)
 		}
 	}
@@ -95,7 +97,7 @@ func TestDeleteRemovesOnlyTheNamedForward(t *testing.T) {
 	if fs, _ := p.List("alice"); len(fs) != 1 || fs[0].Name != "web" {
 		t.Errorf("after Delete(api): %+v, want only web", fs)
 	}
-	if err := p.Delete("alice", "api"); !errors.Is(err, ErrBadInput) {
+	if err := p.Delete("alice", "api"); !refusal.Is(err) {
 		t.Errorf("Delete of an unknown forward = %v, want bad input", err)
 	}
 }

@@ -1,7 +1,6 @@
 package observe_test
 
 import (
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 	"github.com/pynenc/piceli/observe"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // requestLog records the path and Accept header of every request.
@@ -93,7 +93,7 @@ func TestSecurityLensRefusesACraftedArchive(t *testing.T) {
 			tt.craft(a)
 			rep, err := observe.Status(t.Context(), cl, a, observe.StatusOptions{})
 			switch {
-			case tt.refused != "" && (!errors.Is(err, observe.ErrBadInput) || !strings.Contains(err.Error(), tt.refused)):
+			case tt.refused != "" && (!refusal.Is(err) || !strings.Contains(err.Error(), tt.refused)):
 				t.Errorf("Status = %v, want refused as bad input naming %q", err, tt.refused)
 			case tt.refused == "" && err != nil:
 				t.Errorf("Status = %v, want a report", err)

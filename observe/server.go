@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/access"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // DefaultPort is the port the CLI's serve uses unless told otherwise.
@@ -69,7 +70,7 @@ type Server struct {
 
 // NewServer checks opts, listens, and, with a User, starts that user's
 // saved forwards (one that cannot start is listed with its error). Bad
-// options and a refused address are *InputErrors; nothing is listening
+// options and a refused address are refusals (refusal.Is); nothing is listening
 // after an error. Serve serves until ctx ends.
 func NewServer(ctx context.Context, opts ServeOptions) (*Server, error) {
 	if opts.Archive == nil || opts.Cluster == nil {
@@ -79,7 +80,7 @@ func NewServer(ctx context.Context, opts ServeOptions) (*Server, error) {
 		opts.Address = access.Loopback
 	}
 	if err := access.CheckLoopback(opts.Address); err != nil {
-		return nil, &InputError{Err: err}
+		return nil, refusal.New(err)
 	}
 	if opts.Port < 0 || opts.Port > 65535 {
 		return nil, badInput("port %d: want 0 to 65535", opts.Port)

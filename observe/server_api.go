@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/pynenc/piceli/refusal"
 )
 
 //go:embed ui
@@ -49,7 +51,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	s.logf("%s %s: %v", r.Method, r.URL.Path, err)
 	status, code := http.StatusBadGateway, "unavailable"
-	if errors.Is(err, ErrBadInput) {
+	if refusal.Is(err) {
 		status, code = http.StatusBadRequest, "bad-request"
 	}
 	var body apiError

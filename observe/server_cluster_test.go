@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/observe"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // serving is a lens server running for one test.
@@ -145,7 +145,7 @@ func TestServerRefusesWhatItMust(t *testing.T) {
 	t.Run("a non-loopback bind", func(t *testing.T) {
 		for _, addr := range []string{"0.0.0.0", "::", "192.0.2.1", "localhost"} {
 			_, err := observe.NewServer(t.Context(), observe.ServeOptions{Archive: l.archive, Cluster: l.cl, Address: addr})
-			if !errors.Is(err, observe.ErrBadInput) {
+			if !refusal.Is(err) {
 				t.Errorf("NewServer(address %q) = %v, want it refused as bad input", addr, err)
 			}
 		}

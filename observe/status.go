@@ -26,7 +26,7 @@ type StatusOptions struct {
 // cluster's discovery serves) and archive namespace, then Reconcile.
 // An archive whose kinds and resources disagree with the cluster's
 // discovery, or that names a namespace none of its objects is in, is
-// refused (an *InputError) before anything is listed. Secrets (the
+// refused (refusal.Is) before anything is listed. Secrets (the
 // resource, whatever the kind) are listed as metadata only, so no secret
 // value is ever read.
 // A cluster other than the archive's (another kube-system UID) is said in

@@ -10,6 +10,10 @@ import (
 // WriteOptions say how Write prints a plan. The zero value is valid.
 type WriteOptions struct {
 	Color bool // ANSI colors, for a terminal
+	// ShowUnchanged lists every unchanged step; without it each wave counts
+	// them in one line, so a one-field change in a large release reads as
+	// one step, not one line per object.
+	ShowUnchanged bool
 }
 
 // symbols mark each action in text output.
@@ -20,7 +24,8 @@ var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35
 
 // Write prints the plan for people: a summary line and the namespaces it
 // writes to, then each wave with its steps and their changed fields, then
-// the objects apply does not wait for and why, the undeclared objects it
+// the objects apply does not wait for and why (unchanged steps are
+// counted per wave, not listed, unless opts.ShowUnchanged), the undeclared objects it
 // keeps and why, the warnings and what blocks the plan. Secret values
 // never appear: the plan holds none. It does not print the hash.
 func (p *Plan) Write(w io.Writer, opts WriteOptions) {
@@ -30,9 +35,7 @@ func (p *Plan) Write(w io.Writer, opts WriteOptions) {
 	}
 	for n, wv := range p.Waves {
 		fmt.Fprintf(w, "\nwave %d: %s\n", n+1, wv.Stage)
-		for _, i := range wv.Nodes {
-			writeStep(w, p.Steps[i], opts)
-		}
+		p.writeWave(w, wv, opts)
 	}
 	writeLines(w, fmt.Sprintf("applied without waiting for readiness (%d):", len(p.NotWaited())), p.NotWaited())
 	if len(p.Kept) > 0 {
@@ -79,6 +82,28 @@ func (p *Plan) Summary() string {
 		return "nothing declared"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeWave prints a wave's steps; unchanged ones only as a count, after
+// the rest, unless opts.ShowUnchanged.
+func (p *Plan) writeWave(w io.Writer, wv Wave, opts WriteOptions) {
+	unchanged := 0
+	for _, i := range wv.Nodes {
+		if s := p.Steps[i]; !opts.ShowUnchanged && quiet(s) {
+			unchanged++
+			continue
+		}
+		writeStep(w, p.Steps[i], opts)
+	}
+	if unchanged > 0 {
+		fmt.Fprintf(w, "  %s %d unchanged\n", paint(opts, colors[NoOp], fmt.Sprintf("%-3s", symbols[NoOp])), unchanged)
+	}
+}
+
+// quiet reports whether a step says nothing but "unchanged": a no-op with
+// no conflict, change or block to show.
+func quiet(s Step) bool {
+	return s.Action == NoOp && s.Blocked == "" && len(s.Conflicts) == 0 && len(s.Changes) == 0
 }
 
 func writeStep(w io.Writer, s Step, opts WriteOptions) {

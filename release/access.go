@@ -42,7 +42,7 @@ type AccessEvent struct {
 }
 
 // PortTakenError is a local port another process listens on: Access
-// refuses it (wrapped in a *RefusedError), naming the port and the
+// refuses it (a refusal, refusal.Is), naming the port and the
 // Service.
 type PortTakenError struct {
 	Component string // the Service the forward is for
@@ -87,7 +87,7 @@ type AccessOptions struct {
 // (before the first, the composition's). Each port is forwarded from the
 // local port opts.Ports asks for, else the service port when it is 1024 or
 // more and free, else the port plus 10000 (minus, past 65535); a local
-// port that is taken is a *RefusedError wrapping a *PortTakenError, and
+// port that is taken is a refusal (refusal.Is) wrapping a *PortTakenError, and
 // nothing is forwarded. Only loopback is ever bound. Each Service's
 // forwards go to one ready pod of it and move to another ready pod when
 // that one goes away (an AccessReconnected event).

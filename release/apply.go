@@ -18,7 +18,7 @@ import (
 // that finishes becomes the release's next revision, and the state
 // directory's retention rule is applied.
 //
-// An empty approve is a *RefusedError: planning is Plan's, and a plan is
+// An empty approve is a refusal (refusal.Is): planning is Plan's, and a plan is
 // applied only once someone approved its hash. A run that starts and does
 // not finish returns a *RunFailedError with its Result;
 // under [release] on_failure = "rollback" a failed one (not a stopped one)

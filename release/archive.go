@@ -31,7 +31,7 @@ type ArchiveOptions struct {
 // its keyed digest and step outcome, the check results and times. It
 // holds no secret value and no manifest. Every run writes its archive when
 // it ends (runs/<id>/archive.json); a run from before archives is archived
-// from its journal on the fly. An unknown run is a *RefusedError. No
+// from its journal on the fly. An unknown run is a refusal (refusal.Is). No
 // cluster is contacted and nothing but opts.Out is written.
 func (r *Release) Archive(ctx context.Context, opts ArchiveOptions) ([]byte, error) {
 	data, err := r.archive(opts)

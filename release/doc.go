@@ -18,9 +18,9 @@
 // so a handler needs no lock. The release's state store is reached
 // through State, its secret versions through Secrets.
 //
-// Errors a caller branches on are typed: *RefusedError (bad input; nothing
-// changed), *StaleError, *LockHeldError, *RunFailedError and
-// *ChecksFailedError.
+// Errors a caller branches on: refusal.Is(err) for anything refused before
+// any change (bad input, a stale plan as *StaleError, a held lock as
+// *LockHeldError), *RunFailedError and *ChecksFailedError.
 //
 // Words mean one thing here: a run's lifecycle value is its Phase
 // (running, interrupted, finished, failed, stopped, compensated); Status

@@ -9,17 +9,13 @@ import (
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
 	planner "github.com/pynenc/piceli/internal/plan"
+	"github.com/pynenc/piceli/refusal"
 )
 
-// RefusedError is bad input refused before any change: a spec, composition
-// or secret source that cannot be used, an unknown plan, an unusable
-// target, an object the server refuses, a state directory that belongs to
-// another release. Neither the cluster nor the state directory changed.
-// Err says what and where.
-type RefusedError struct{ Err error }
-
-func (e *RefusedError) Error() string { return e.Err.Error() }
-func (e *RefusedError) Unwrap() error { return e.Err }
+// ErrExecNotAllowed is what a refusal to run a kubeconfig user's exec
+// credential plugin or auth provider matches (errors.Is), when
+// Options.AllowExec is false: nothing was run or sent.
+var ErrExecNotAllowed = kube.ErrExecNotAllowed
 
 // StaleError refuses an approved plan that no longer matches the
 // composition or the cluster; nothing was written. Plan again and approve
@@ -33,12 +29,18 @@ type StaleError struct {
 func (e *StaleError) Error() string { return e.err.Error() }
 func (e *StaleError) Unwrap() error { return e.err }
 
+// Is reports that a stale plan is a refusal (refusal.Is).
+func (e *StaleError) Is(target error) bool { return target == refusal.ErrRefused }
+
 // LockHeldError refuses a write because another run holds the release (its
 // file lock or its Lease); nothing was written. Err names the holder.
 type LockHeldError struct{ Err error }
 
 func (e *LockHeldError) Error() string { return e.Err.Error() }
 func (e *LockHeldError) Unwrap() error { return e.Err }
+
+// Is reports that a held lock is a refusal (refusal.Is).
+func (e *LockHeldError) Is(target error) bool { return target == refusal.ErrRefused }
 
 // RunFailedError is a run that started and did not finish: it failed (and
 // can be resumed), was stopped (and can be resumed), or failed and undid
@@ -60,21 +62,10 @@ func (e *RunFailedError) Unwrap() error { return e.Err }
 // Resumable reports whether Resume can continue the run.
 func (e *RunFailedError) Resumable() bool { return e.Result.Phase != PhaseCompensated }
 
-// IsRefused reports whether err refused the request before any change: a
-// *RefusedError, *StaleError or *LockHeldError.
-func IsRefused(err error) bool {
-	return errors.As(err, new(*RefusedError)) || errors.As(err, new(*StaleError)) || errors.As(err, new(*LockHeldError))
-}
+// refuse marks err as bad input (a refusal.Error).
+func refuse(err error) error { return refusal.New(err) }
 
-// refuse marks err as bad input.
-func refuse(err error) error {
-	if err == nil || IsRefused(err) {
-		return err
-	}
-	return &RefusedError{Err: err}
-}
-
-func refusef(format string, args ...any) error { return refuse(fmt.Errorf(format, args...)) }
+func refusef(format string, args ...any) error { return refusal.New(fmt.Errorf(format, args...)) }
 
 // classify marks errors that mean bad input (an unusable target, an
 // unresolvable object, a dependency cycle, an object the server refuses or

@@ -41,7 +41,7 @@ type Release struct {
 }
 
 // Open reads and validates the release spec at path. A bad spec is a
-// *RefusedError naming the file, line and key. Nothing else is read.
+// refusal naming the file, line and key. Nothing else is read.
 func Open(path string, opts Options) (*Release, error) {
 	s, err := spec.Load(path)
 	if err != nil {
@@ -57,8 +57,8 @@ func (r *Release) Name() string { return r.spec.Release.Name }
 // and private secret versions. It belongs to this release alone: the first
 // method that keeps something there records the release (its name and
 // target namespace) as the owner, in owner.json, and every method that
-// uses the directory refuses one recorded for another release with a
-// *RefusedError, before reading or writing anything in it.
+// uses the directory refuses one recorded for another release (refusal.Is)
+// before reading or writing anything in it.
 func (r *Release) StateDir() string { return r.spec.Release.StateDir }
 
 func (r *Release) log() io.Writer {
@@ -70,7 +70,7 @@ func (r *Release) log() io.Writer {
 
 // Claim records the release as the owner of its state directory, as the
 // first method that keeps something there does, and refuses (a
-// *RefusedError) a directory recorded for another release. Programs that
+// refusal) a directory recorded for another release. Programs that
 // keep their own records in the state directory (package deploy) call it
 // before their first write.
 func (r *Release) Claim() error { return r.claimOwner() }

@@ -14,7 +14,7 @@ import (
 // settles every in-doubt step by reading the cluster and runs the
 // remaining waves. No step is written twice. A rollback run takes its
 // objects and secret versions from its revision, not the composition. A
-// run that ended finished or compensated is refused (a *RefusedError)
+// run that ended finished or compensated is refused (refusal.Is)
 // before the release is locked or anything is written.
 func (r *Release) Resume(ctx context.Context, opts RunOptions) (*Result, error) {
 	if err := r.checkWriter(); err != nil {

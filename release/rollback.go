@@ -24,7 +24,7 @@ type RollbackPlan struct {
 // that revision's objects from the history and the values of its declared
 // secrets from the store versions it used (the composition's current
 // secret sources are not read), and plans them against the current
-// cluster. A damaged revision is a *RefusedError. Nothing is written to
+// cluster. A damaged revision is a refusal (refusal.Is). Nothing is written to
 // the cluster, except a shared release's state, as Plan writes it.
 func (r *Release) PlanRollback(ctx context.Context, to int, opts PlanOptions) (*RollbackPlan, error) {
 	if err := r.checkWriter(); err != nil {
@@ -54,7 +54,7 @@ func (r *Release) PlanRollback(ctx context.Context, to int, opts PlanOptions) (*
 // PlanRollback for revision to, as Apply runs a plan: the revision's
 // objects are planned again under the release's file lock, stale checks
 // and locks included. The run becomes a new revision whose source is
-// "rollback to N". An empty approve is a *RefusedError.
+// "rollback to N". An empty approve is a refusal (refusal.Is).
 func (r *Release) Rollback(ctx context.Context, to int, approve string, opts RunOptions) (*Result, error) {
 	return r.applyApproved(ctx, approve, opts, func(s *session, ctx context.Context) error {
 		rev, err := s.useRevision(to)

@@ -68,7 +68,7 @@ func versionOf(v *secret.Version) *SecretVersion {
 
 // Version loads version n (0: the latest) of the declared secret name
 // from the release's private store. An unknown secret or version is a
-// *RefusedError. No cluster is contacted, unless the release's state is
+// refusal. No cluster is contacted, unless the release's state is
 // shared: then the state directory is brought up to date from it first.
 func (sec *Secrets) Version(ctx context.Context, name string, n int) (*SecretVersion, error) {
 	r := sec.r

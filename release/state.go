@@ -71,7 +71,7 @@ func (r *Release) connectTarget(ctx context.Context) (*kube.Client, error) {
 // local one. A newer snapshot that is torn is reported on the log and the
 // previous complete one is used; with none complete the error names every
 // missing chunk. A snapshot not signed by a key of state_signers, or older
-// than one this machine has seen, is refused (a *RefusedError) and
+// than one this machine has seen, is refused (refusal.Is) and
 // nothing is merged.
 func (r *Release) pullState(ctx context.Context, c *kube.Client) error {
 	if !r.sharesState() {

@@ -23,7 +23,7 @@ type StateKey struct {
 // or <user config dir>/piceli/state-signing.key (owner-only, in a 0700
 // directory). name names the signer line; empty means user@host. A key
 // file open to group or others, not a regular file or not a key is
-// refused (a *RefusedError) and left as it is.
+// refused (refusal.Is) and left as it is.
 func MachineStateKey(file, name string) (*StateKey, error) {
 	path, err := keyFile(file)
 	if err != nil {
@@ -53,7 +53,7 @@ func keyFile(file string) (string, error) {
 
 // stateKey loads this machine's signing key for a push and checks that
 // the spec's state_signers trust it, so that a machine that may not write
-// the state is refused before it writes anything (a *RefusedError naming
+// the state is refused before it writes anything (refusal.Is, naming
 // its public key).
 func (r *Release) stateKey() (*signer.Key, error) {
 	path, err := keyFile(r.opts.StateKeyFile)

@@ -78,7 +78,7 @@ type PullStateOptions struct {
 // Pull brings the state directory up to date from the cluster: the
 // newest complete snapshot signed by a key of state_signers, merged
 // without losing a file written here and not pushed yet. A snapshot older
-// than one this machine has seen is refused (a *RefusedError) unless
+// than one this machine has seen is refused (refusal.Is) unless
 // opts.AcceptOlder names it. A local release is refused.
 func (st *State) Pull(ctx context.Context, opts PullStateOptions) (*StatePulled, error) {
 	r := st.r
@@ -225,7 +225,7 @@ func (r *Release) withLease(ctx context.Context, c *kube.Client, fn func(*lock.L
 func (st *State) Migrate(ctx context.Context, to string) (string, error) {
 	r := st.r
 	if to != "cluster" && to != "local" {
-		return "", refusef("state migrate: --to %q: want \"cluster\" or \"local\"", to)
+		return "", refusef("state migrate: destination %q: want \"cluster\" or \"local\"", to)
 	}
 	if err := r.checkOwner(); err != nil {
 		return "", err

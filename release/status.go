@@ -103,7 +103,7 @@ type Run struct {
 // still runs it is decided by the state directory's file lock, which every
 // run holds to its end and the kernel drops when its holder dies: nobody
 // holding it for the run means interrupted. An unknown run is a
-// *RefusedError. No cluster is contacted, and nothing is written, unless
+// refusal (refusal.Is). No cluster is contacted, and nothing is written, unless
 // the release's state is shared: then the state directory is brought up
 // to date from the cluster first, and a run no process here holds is
 // running while a live holder on another machine holds the release's
@@ -145,7 +145,7 @@ func (r *Release) latest() (*Revision, error) {
 }
 
 // runID is id when the release has that run, the latest run when id is
-// empty, and "" when it has none yet; an unknown id is a *RefusedError.
+// empty, and "" when it has none yet; an unknown id is a refusal (refusal.Is).
 func (r *Release) runID(id string) (string, error) {
 	if id != "" {
 		if localpath.CheckName(id) != nil {

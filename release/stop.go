@@ -27,7 +27,7 @@ type StopRequest struct {
 // Resume continues it. A run on this machine finds the request in the
 // state directory; one elsewhere finds it on the release's Lease, which it
 // reads at its next wave or within seconds of a readiness wait. It refuses
-// (a *RefusedError), leaving no request, when the latest run is not
+// (refusal.Is), leaving no request, when the latest run is not
 // running: it ended, or it was interrupted (its holder is gone, as Run
 // tells), so nothing would read the request and the next Resume would
 // stop at once. Only a shared release contacts the cluster: it pulls the

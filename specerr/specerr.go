@@ -2,10 +2,15 @@
 // build.toml, build.lock): the file, line and dotted key of the problem,
 // formatted "release.toml:12: checks[0].http.port: out of range". The
 // public packages return it (wrapped or joined) for bad input; it imports
-// nothing of Piceli.
+// nothing of Piceli but the refusal leaf: every problem in a spec file is
+// a refusal (refusal.Is).
 package specerr
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/pynenc/piceli/refusal"
+)
 
 // Error is one problem in a spec file. File is the path as the user gave
 // it; Line is 1-based, or 0 when no line is known; Key is the dotted key
@@ -30,3 +35,7 @@ func (e *Error) Error() string {
 	}
 	return s + ": " + e.Msg
 }
+
+// Is reports that a problem in a spec file is a refusal (refusal.Is):
+// the file must change, nothing else was done.
+func (e *Error) Is(target error) bool { return target == refusal.ErrRefused }

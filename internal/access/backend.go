@@ -73,7 +73,7 @@ func (b *backend) choose(ctx context.Context, cs kubernetes.Interface, namespace
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", b.what, err)
 	}
-	if !podReady(pod) {
+	if !PodReady(pod) {
 		return nil, fmt.Errorf("%s: %w", b.what, errNoReadyPod)
 	}
 	return pod, nil

@@ -209,7 +209,7 @@ func (f *forward) podGone(ctx context.Context) (string, bool) {
 		return "", false // the API server did not answer; look again next time
 	case pod.DeletionTimestamp != nil:
 		return fmt.Sprintf("pod %s is being deleted", t.pod), true
-	case !podReady(pod):
+	case !PodReady(pod):
 		return fmt.Sprintf("pod %s is not ready", t.pod), f.otherReady(ctx, pod)
 	}
 	return "", false

@@ -74,7 +74,7 @@ func chooseSelected(ctx context.Context, cs kubernetes.Interface, namespace, sel
 	}
 	var ready []*corev1.Pod
 	for i := range list.Items {
-		if podReady(&list.Items[i]) {
+		if PodReady(&list.Items[i]) {
 			ready = append(ready, &list.Items[i])
 		}
 	}
@@ -95,8 +95,9 @@ func chooseSelected(ctx context.Context, cs kubernetes.Interface, namespace, sel
 	return nil, fmt.Errorf("%s: %w (selector %s)", what, errNoReadyPod, sel)
 }
 
-// podReady reports whether a pod runs, is Ready and is not being deleted.
-func podReady(p *corev1.Pod) bool {
+// PodReady reports whether a pod runs, is Ready and is not being deleted:
+// the one test of a pod to forward to or read logs from.
+func PodReady(p *corev1.Pod) bool {
 	if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
 		return false
 	}

@@ -52,11 +52,11 @@ type PortTakenError struct {
 
 func (e *PortTakenError) Error() string {
 	if e.Explicit {
-		return fmt.Sprintf("local port %d for %s (service port %d) is already in use on %s; free it or ask for another with --port %s=LOCAL",
-			e.Tried[0], e.Component, e.Port, Loopback, e.Component)
+		return fmt.Sprintf("local port %d for %s (service port %d) is already in use on %s; free it or ask for another local port",
+			e.Tried[0], e.Component, e.Port, Loopback)
 	}
-	return fmt.Sprintf("local ports %s for %s (service port %d) are already in use on %s; ask for another with --port %s=LOCAL",
-		joinPorts(e.Tried), e.Component, e.Port, Loopback, e.Component)
+	return fmt.Sprintf("local ports %s for %s (service port %d) are already in use on %s; ask for another local port",
+		joinPorts(e.Tried), e.Component, e.Port, Loopback)
 }
 
 func joinPorts(ps []int) string {

@@ -50,7 +50,7 @@ func TestListenRefusesATakenExplicitPort(t *testing.T) {
 	if !errors.As(err, &pt) || !pt.Explicit || pt.Tried[0] != taken {
 		t.Fatalf("listen(web, 80, %d) error = %v, want a *PortTakenError for that port", taken, err)
 	}
-	for _, want := range []string{"local port " + strconv.Itoa(taken), "for web (service port 80)", "--port web=LOCAL"} {
+	for _, want := range []string{"local port " + strconv.Itoa(taken), "for web (service port 80)", "ask for another local port"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

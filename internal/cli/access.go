@@ -37,6 +37,8 @@ Steps:
      port; when the pod goes away, move to another ready pod and say so
   4. on Ctrl-C close every listener and connection and exit 0
 
+With -o json each event is one JSON object on a line of its own.
+
 --port takes SERVICE=LOCAL (a Service of one port), SERVICE:PORT=LOCAL or
 SERVICE:PORTNAME=LOCAL, once per port. Nothing is written to the cluster.`,
 		Args: cobra.NoArgs,
@@ -64,7 +66,7 @@ SERVICE:PORTNAME=LOCAL, once per port. Nothing is written to the cluster.`,
 	f.register(cmd)
 	cmd.Flags().StringSliceVar(&only, "only", nil, "forward only these Services (repeat or comma-separate)")
 	cmd.Flags().StringArrayVar(&ports, "port", nil, "local port for a Service port: NAME=LOCAL (repeatable)")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json (one JSON object per line)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 

@@ -19,15 +19,6 @@ func newArtifactsCmd() *cobra.Command {
 	return cmd
 }
 
-// artifactErr gives the artifact package's refusals (bad build spec,
-// drifted input, damaged layout, missing grant) the refused exit code.
-func artifactErr(err error) error {
-	if artifact.IsRefused(err) {
-		return refused(err)
-	}
-	return err
-}
-
 func newArtifactsPinCmd() *cobra.Command {
 	var specPath, platform string
 	cmd := &cobra.Command{
@@ -48,7 +39,7 @@ The lock holds no absolute path of the project, so a copy elsewhere pins alike.`
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			res, err := artifact.Pin(cmd.Context(), specPath, artifact.PinOptions{Platform: platform})
 			if err != nil {
-				return artifactErr(err)
+				return err
 			}
 			for _, c := range res.Changed {
 				cmd.Println("changed:", c)
@@ -57,7 +48,7 @@ The lock holds no absolute path of the project, so a copy elsewhere pins alike.`
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, "the build spec")
+	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, usageSpec)
 	cmd.Flags().StringVar(&platform, "platform", "", "build for linux/ARCH (default: the lock's, else this machine's architecture)")
 	return cmd
 }
@@ -84,7 +75,7 @@ The same pinned inputs give a byte-identical layout. No Docker is used.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			res, err := artifact.Build(cmd.Context(), specPath, artifact.BuildOptions{Log: cmd.ErrOrStderr()})
 			if err != nil {
-				return artifactErr(err)
+				return err
 			}
 			if output == "json" {
 				return writeJSON(cmd, map[string]any{"schema": "piceli.build/v1", "build": res})
@@ -93,8 +84,8 @@ The same pinned inputs give a byte-identical layout. No Docker is used.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, "the build spec")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, usageSpec)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
@@ -138,7 +129,7 @@ A missing or corrupt blob makes the command exit 2.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep, err := artifact.Inspect(args[0])
 			if rep == nil {
-				return artifactErr(err)
+				return err
 			}
 			if output == "json" {
 				if jerr := writeJSON(cmd, map[string]any{"schema": "piceli.inspect/v1", "inspect": rep}); jerr != nil {
@@ -147,10 +138,10 @@ A missing or corrupt blob makes the command exit 2.`,
 			} else {
 				printInspect(cmd, rep)
 			}
-			return artifactErr(err)
+			return err
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 

@@ -49,7 +49,7 @@ Ctrl-C stops the tool's whole process group. Without the grant nothing runs.`,
 			} else if rec != nil {
 				cmd.Printf("%s: %d image(s) to %s, %s sent; receipt %s\n", rec.Outcome, len(rec.Images), rec.Target.Kind, bytesText(rec.BytesSent), rec.Path)
 			}
-			return artifactErr(err)
+			return err
 		},
 	}
 	f.register(cmd)
@@ -75,12 +75,12 @@ func (f *importFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&o.Registry.Username, "registry-user", "", "registry: user name")
 	fl.StringVar(&f.passwordFile, "registry-password-file", "", "registry: file holding the password (never recorded)")
 	fl.StringVar(&o.Registry.ViaForward, "via-forward", "", "registry: service/NAME:PORT or pod/NAME:PORT to port-forward to")
-	fl.StringVar(&o.Registry.Kubeconfig, "kubeconfig", "", "--via-forward: the kubeconfig file (never $KUBECONFIG)")
-	fl.StringVar(&o.Registry.Context, "context", "", "--via-forward: the context in that file")
+	fl.StringVar(&o.Registry.Kubeconfig, "kubeconfig", "", usageKubeconfig)
+	fl.StringVar(&o.Registry.Context, "context", "", usageContext)
 	fl.StringVar(&o.Registry.Namespace, "namespace", "", "--via-forward: the namespace of the service")
-	fl.BoolVar(&o.Registry.AllowExec, "allow-exec", false, "--via-forward: let the kubeconfig's exec credential plugin run")
+	fl.BoolVar(&o.Registry.AllowExec, "allow-exec", false, usageAllowExec)
 	fl.StringVar(&o.ReceiptDir, "receipts", "", "directory for the receipt (default: receipts beside the layout)")
-	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	fl.StringVarP(&f.output, "output", "o", "text", usageOutput)
 }
 
 // finish parses the grants and reads the password file.

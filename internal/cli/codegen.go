@@ -55,7 +55,7 @@ Bad input is refused (exit code 2) before anything is written.`,
 			}
 			res, err := codegen.CRD(cmd.Context(), opts)
 			if err != nil {
-				return codegenError(err)
+				return err
 			}
 			if output == "json" {
 				return writeJSON(cmd, res)
@@ -67,20 +67,12 @@ Bad input is refused (exit code 2) before anything is written.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Out, "out", codegen.DefaultOut, "directory the packages are written under, as GROUP/VERSION/")
 	fl.StringVar(&opts.Package, "package", "", "Go package name of every generated package (default: the version, e.g. v1)")
-	fl.StringVar(&cluster.Kubeconfig, "kubeconfig", "", "kubeconfig file, to read the CRDs from a cluster")
-	fl.StringVar(&cluster.Context, "context", "", "context in that file")
+	fl.StringVar(&cluster.Kubeconfig, "kubeconfig", "", usageKubeconfig)
+	fl.StringVar(&cluster.Context, "context", "", usageContext)
 	fl.StringSliceVar(&cluster.CRDs, "crd", nil, "CRDs to read from the cluster, by name (certificates.cert-manager.io)")
-	fl.BoolVar(&cluster.AllowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
-	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	fl.BoolVar(&cluster.AllowExec, "allow-exec", false, usageAllowExec)
+	fl.StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
-}
-
-// codegenError gives refusals exit code 2.
-func codegenError(err error) error {
-	if codegen.IsRefused(err) {
-		return refused(err)
-	}
-	return err
 }
 
 // printCodegen says what was written and how to use it.

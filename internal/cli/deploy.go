@@ -12,6 +12,7 @@ import (
 	"github.com/pynenc/piceli/deploy"
 	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/progress"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // deployFlags are the flags of deploy.
@@ -46,7 +47,8 @@ Steps:
 resumes the engine's run, so no step is written twice. --until STAGE stops
 after that stage. With [telemetry] otlp_endpoint (or --otlp-endpoint) one
 trace per deploy goes to that OTLP/HTTP receiver, bounded by its
-export_timeout (3s by default, 10s at most); telemetry never fails a deploy.`,
+export_timeout (3s by default, 10s at most); telemetry never fails a deploy.
+With -o json, progress is JSON lines, then the result.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.finish(cmd); err != nil {
@@ -69,8 +71,8 @@ export_timeout (3s by default, 10s at most); telemetry never fails a deploy.`,
 	fl.StringVar(&f.opts.ContainerdAddress, "containerd-address", "", "--deliver containerd: containerd's socket")
 	fl.StringVar(&f.opts.Registry, "registry", "", "--deliver registry: HOST:PORT")
 	fl.StringVar(&f.opts.OTLPEndpoint, "otlp-endpoint", "", "OTLP/HTTP receiver's base URL, replacing [telemetry] otlp_endpoint")
-	fl.BoolVar(&f.opts.AllowExec, "allow-exec", false, "let the kubeconfig's exec credential plugin run")
-	fl.StringVarP(&f.output, "output", "o", "text", "output format: text, or json (JSON lines of progress, then the result)")
+	fl.BoolVar(&f.opts.AllowExec, "allow-exec", false, usageAllowExec)
+	fl.StringVarP(&f.output, "output", "o", "text", usageOutput)
 	cmd.AddCommand(newDeployHistoryCmd(), newDeployShowCmd())
 	return cmd
 }
@@ -78,19 +80,19 @@ export_timeout (3s by default, 10s at most); telemetry never fails a deploy.`,
 // finish parses --until and the grants.
 func (f *deployFlags) finish(cmd *cobra.Command) error {
 	if f.output != "text" && f.output != "json" {
-		return fmt.Errorf("-o %q: want text or json", f.output)
+		return refusedf("-o %q: want text or json", f.output)
 	}
 	if f.until != "" {
 		st, err := deploy.ParseStage(f.until)
 		if err != nil {
-			return fmt.Errorf("--until: %w", err)
+			return refusedf("--until: %w", err)
 		}
 		f.opts.Until = st
 	}
 	for _, g := range f.grants {
 		grant, err := artifact.ParseGrant(g)
 		if err != nil {
-			return err
+			return refused(err)
 		}
 		f.opts.Grants = append(f.opts.Grants, grant)
 	}
@@ -126,8 +128,8 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 			cmd.Printf("\nplan %s stored\ncontinue with: %s\n", approval.Plan.Hash, next)
 		}
 		return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}
-	case deploy.IsRefused(err):
-		return refused(err)
+	case refusal.Is(err):
+		return err // refused before any change: nothing to continue
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\ncontinue it with: %s", err, resumeCommand(f.spec))}
 }
@@ -178,7 +180,7 @@ Steps:
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			all, err := deploy.History(f.spec)
 			if err != nil {
-				return deployErr(err)
+				return err
 			}
 			if output == "json" {
 				return writeJSON(cmd, map[string]any{"schema": "piceli.deploy-history/v1", "deploys": all})
@@ -190,7 +192,7 @@ Steps:
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
@@ -211,7 +213,7 @@ Steps:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := deploy.Show(f.spec, args[0])
 			if err != nil {
-				return deployErr(err)
+				return err
 			}
 			if output == "json" {
 				return writeJSON(cmd, map[string]any{"schema": "piceli.deploy/v1", "deploy": st})
@@ -221,15 +223,8 @@ Steps:
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
-}
-
-func deployErr(err error) error {
-	if deploy.IsRefused(err) {
-		return refused(err)
-	}
-	return err
 }
 
 // stagesText is "inputs done, build skipped, ..." for a history line.

@@ -41,12 +41,12 @@ deliver = "containerd"
 	}{
 		{"an unknown stage", []string{"deploy", "--spec", spec, "--until", "ship"}, `--until: unknown stage "ship"`},
 		{"nothing to resume", []string{"deploy", "--spec", spec, "--resume", "--grant", "ctr=/bin/true"}, "nothing to resume: the release has no deploy yet"},
-		{"a bad endpoint", []string{"deploy", "--spec", spec, "--otlp-endpoint", "udp://127.0.0.1:1"}, "--otlp-endpoint:"},
+		{"a bad endpoint", []string{"deploy", "--spec", spec, "--otlp-endpoint", "udp://127.0.0.1:1"}, "the OTLP endpoint:"},
 		{"an unknown key of the spec", []string{"deploy", "--spec", filepath.Join(dir, "bad.toml")}, "bad.toml:9: telemetry.otlp_endpont: unknown key"},
-		{"a grant that the delivery does not use", []string{"deploy", "--spec", spec, "--grant", "ctr=/bin/true", "--grant", "ssh=/bin/true"}, "--grant ssh: this deploy's delivery"},
+		{"a grant that the delivery does not use", []string{"deploy", "--spec", spec, "--grant", "ctr=/bin/true", "--grant", "ssh=/bin/true"}, "grant of ssh: this deploy's delivery"},
 		{"a missing grant", []string{"deploy", "--spec", spec}, "runs ctr, which is not granted"},
-		{"a registry delivery without its registry", []string{"deploy", "--spec", spec, "--deliver", "registry"}, "--deliver registry needs --registry HOST:PORT"},
-		{"an address without its delivery", []string{"deploy", "--spec", spec, "--containerd-address", "/run/c.sock"}, "--containerd-address and --registry go with --deliver"},
+		{"a registry delivery without its registry", []string{"deploy", "--spec", spec, "--deliver", "registry"}, "delivery to a registry needs its address, HOST:PORT"},
+		{"an address without its delivery", []string{"deploy", "--spec", spec, "--containerd-address", "/run/c.sock"}, "a containerd address or registry goes with a delivery target"},
 		{"an unknown deploy to show", []string{"deploy", "show", "d2026", "--spec", spec}, `no deploy "d2026"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 
-	"github.com/pynenc/piceli/observe"
-	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // Exit codes shared by every command.
@@ -26,23 +24,19 @@ type ExitError struct {
 func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// refused wraps err so the command exits with ExitRefused (bad input).
-func refused(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &ExitError{Code: ExitRefused, Err: err}
-}
+// refused marks err as bad input the command refused (refusal.Is), so the
+// command exits with ExitRefused.
+func refused(err error) error { return refusal.New(err) }
 
 // refusedf formats a bad-input error that exits with ExitRefused.
-func refusedf(format string, args ...any) error {
-	return refused(fmt.Errorf(format, args...))
-}
+func refusedf(format string, args ...any) error { return refusal.Errorf(format, args...) }
 
 // exitCode maps an error returned by a command to the process exit code:
-// an ExitError says its own; the release package's refusals (bad input, a
-// stale plan, a held lock) are ExitRefused; anything else ran and did not
-// succeed. A plan awaiting approval says ExitApproval in its ExitError.
+// an ExitError says its own; any refusal (refusal.Is: bad input, a stale
+// plan, a held lock, in whichever package it was found) is ExitRefused;
+// anything else ran and did not succeed. A plan awaiting approval says
+// ExitApproval in its ExitError. It is the one place a refusal becomes an
+// exit code.
 func exitCode(err error) int {
 	var ee *ExitError
 	switch {
@@ -50,7 +44,7 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.Code
-	case release.IsRefused(err), errors.Is(err, observe.ErrBadInput):
+	case refusal.Is(err):
 		return ExitRefused
 	}
 	return ExitFailed

@@ -36,7 +36,7 @@ func (f *moduleImportFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.opts.Module, "module", "", "Go module path (default: example.com/NAME)")
 	fl.BoolVar(&f.opts.Force, "force", false, "write into an existing directory, replacing the Go files, go.mod, go.sum, release.toml, .gitignore and manifests/ there")
 	fl.StringVar(&f.opts.PiceliSource, "piceli-source", "", "local Piceli checkout to use (default: the one this binary was built from)")
-	fl.StringVarP(&f.output, "output", "o", "text", `output format: text, or json (one "piceli.import-report/v1" document)`)
+	fl.StringVarP(&f.output, "output", "o", "text", usageOutput)
 }
 
 // options completes the options for a run of cmd.
@@ -84,7 +84,7 @@ Then: piceli render --spec DIR/release.toml`,
 			}
 			res, err := importer.FromFiles(cmd.Context(), args, f.options(cmd))
 			if err != nil {
-				return importError(err)
+				return err
 			}
 			return printImport(cmd, f.output, res, "piceli render --spec "+specPath(f.opts.Out))
 		},
@@ -117,30 +117,25 @@ Then: piceli release plan --spec DIR/release.toml`,
 			if err := checkOutput(f.output); err != nil {
 				return err
 			}
+			if t.Kubeconfig == "" || t.Context == "" || t.Namespace == "" {
+				return refusedf("import live needs --kubeconfig, --context and --namespace: piceli never uses $KUBECONFIG, ~/.kube/config or a current-context")
+			}
 			res, err := importer.FromCluster(cmd.Context(), t, f.options(cmd))
 			if err != nil {
-				return importError(err)
+				return err
 			}
 			return printImport(cmd, f.output, res, "piceli release plan --spec "+specPath(f.opts.Out))
 		},
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&t.Kubeconfig, "kubeconfig", "", "kubeconfig file (required)")
-	fl.StringVar(&t.Context, "context", "", "context in that file (required)")
+	fl.StringVar(&t.Kubeconfig, "kubeconfig", "", usageKubeconfig)
+	fl.StringVar(&t.Context, "context", "", usageContext)
 	fl.StringVar(&t.Namespace, "namespace", "", "namespace to import (required)")
 	fl.StringSliceVar(&t.Select, "select", nil, "import only these objects, as KIND/NAME (kind, resource or short name)")
 	fl.BoolVar(&t.AllKinds, "all-kinds", false, "read every namespaced kind that can be listed and created, not only the kinds apps are made of")
-	fl.BoolVar(&t.AllowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
+	fl.BoolVar(&t.AllowExec, "allow-exec", false, usageAllowExec)
 	return cmd
-}
-
-// importError gives refusals exit code 2.
-func importError(err error) error {
-	if importer.IsRefused(err) {
-		return refused(err)
-	}
-	return err
 }
 
 // printImport says what was written, what fell back from a builder call

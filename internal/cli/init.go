@@ -30,6 +30,8 @@ Steps:
      written there (see "piceli state key")
   4. run "go mod tidy" so the project renders at once
 
+Without --kubeconfig and --context, release.toml holds placeholders to edit.
+
 Then: piceli render --spec DIR/release.toml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -44,8 +46,8 @@ Then: piceli render --spec DIR/release.toml`,
 	f.StringVar(&opts.Name, "name", "", "app and release name (default: the directory's name)")
 	f.StringVar(&opts.Module, "module", "", "Go module path (default: example.com/NAME)")
 	f.StringVar(&opts.Namespace, "namespace", "", "target namespace (default: NAME)")
-	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "kubeconfig file for release.toml (default: a placeholder to edit)")
-	f.StringVar(&opts.Context, "context", "", "context in that kubeconfig (default: a placeholder to edit)")
+	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", usageKubeconfig)
+	f.StringVar(&opts.Context, "context", "", usageContext)
 	f.StringVar(&opts.PiceliSource, "piceli-source", "", "local Piceli checkout to use (default: the one this binary was built from)")
 	f.BoolVar(&noTidy, "no-tidy", false, "do not run go mod tidy")
 	return cmd

@@ -30,9 +30,9 @@ type clusterFlags struct {
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (required; never $KUBECONFIG or ~/.kube/config)")
-	cmd.Flags().StringVar(&f.context, "context", "", "context in the kubeconfig (required; never its current-context)")
-	cmd.Flags().BoolVar(&f.allowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", usageKubeconfig)
+	cmd.Flags().StringVar(&f.context, "context", "", usageContext)
+	cmd.Flags().BoolVar(&f.allowExec, "allow-exec", false, usageAllowExec)
 }
 
 // connect opens the cluster and says which server and context it uses.
@@ -76,7 +76,7 @@ func (f *prefsFlags) prefs(required bool) (observe.Prefs, error) {
 
 // outputFlag is -o text|json.
 func outputFlag(cmd *cobra.Command, v *string) {
-	cmd.Flags().StringVarP(v, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(v, "output", "o", "text", usageOutput)
 }
 
 // errUnhealthy ends observe status with exit 1.

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/artifact"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -28,16 +29,16 @@ type registryFlags struct {
 func (f *registryFlags) register(cmd *cobra.Command, uninstall bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.opts.Dir, "dir", ".piceli-registry", "directory of the registry's release spec, manifests and state")
-	fl.StringVar(&f.opts.Kubeconfig, "kubeconfig", "", "the kubeconfig file (never $KUBECONFIG)")
-	fl.StringVar(&f.opts.Context, "context", "", "the context in that file")
+	fl.StringVar(&f.opts.Kubeconfig, "kubeconfig", "", usageKubeconfig)
+	fl.StringVar(&f.opts.Context, "context", "", usageContext)
 	fl.StringVar(&f.opts.Namespace, "namespace", "", "the namespace of the registry")
 	if !uninstall {
 		fl.StringVar(&f.opts.Storage, "storage", "", "size of the registry's claim (default 10Gi)")
 		fl.StringVar(&f.opts.Image, "image", "", "a registry:2-compatible image pinned by digest")
 	}
 	fl.StringVar(&f.run.approve, "approve", "", "hash of the plan to apply, or its first 12 to 64 lower-case hex digits")
-	fl.BoolVar(&f.run.allowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
-	fl.StringVarP(&f.run.output, "output", "o", "text", "output format: text or json")
+	fl.BoolVar(&f.run.allowExec, "allow-exec", false, usageAllowExec)
+	fl.StringVarP(&f.run.output, "output", "o", "text", usageOutput)
 }
 
 func newRegistryInstallCmd(uninstall bool) *cobra.Command {
@@ -66,9 +67,15 @@ service/registry:5000 --kubeconfig F --context C --namespace N".`,
 			}
 			spec, err := artifact.RegistryRelease(f.opts)
 			if err != nil {
-				return artifactErr(err)
+				return err
 			}
 			f.run.spec = spec
+			if f.run.approve == "" {
+				return planFirst(cmd, f.run, func(r *release.Release, opts release.PlanOptions) (*plan.Plan, int, error) {
+					p, err := r.Plan(cmd.Context(), opts)
+					return p, 0, err
+				})
+			}
 			return runRelease(cmd, f.run, func(r *release.Release, opts release.RunOptions) (*release.Result, error) {
 				return r.Apply(cmd.Context(), f.run.approve, opts)
 			})

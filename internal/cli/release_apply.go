@@ -131,7 +131,7 @@ func planFirst(cmd *cobra.Command, f applyFlags, planOf func(*release.Release, r
 		return err
 	}
 	next := approveCommand(f.spec, p, to)
-	if err := printPlan(cmd, f.output, p, next); err != nil {
+	if err := printPlan(cmd, f.output, p, next, false); err != nil {
 		return err
 	}
 	return &ExitError{Code: ExitApproval, Err: fmt.Errorf("approval required: nothing was applied; run: %s", next)}

@@ -10,6 +10,7 @@ import (
 
 func newDiffCmd() *cobra.Command {
 	var f planFlags
+	var showUnchanged bool
 	var exitCode bool
 	cmd := &cobra.Command{
 		Use:   "diff --spec release.toml [--exit-code]",
@@ -33,7 +34,7 @@ can detect drift.`,
 			if err != nil {
 				return err
 			}
-			if err := printPlan(cmd, f.output, p, ""); err != nil {
+			if err := printPlan(cmd, f.output, p, "", showUnchanged); err != nil {
 				return err
 			}
 			if exitCode && p.Changed() {
@@ -43,6 +44,7 @@ can detect drift.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&showUnchanged, "show-unchanged", false, usageShowUnchanged)
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when applying would change anything")
 	return cmd
 }

@@ -50,6 +50,6 @@ No cluster is contacted.`,
 	cmd.Flags().IntVar(&opts.Plans, "keep-plans", 0, "newest stored plans to keep (0: 50)")
 	cmd.Flags().IntVar(&opts.Runs, "keep-runs", 0, "newest runs to keep (0: 20)")
 	cmd.Flags().IntVar(&opts.SecretVersions, "keep-secret-versions", 0, "newest versions of each secret to keep (0: 10)")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }

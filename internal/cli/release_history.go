@@ -13,7 +13,7 @@ import (
 )
 
 func newHistoryCmd() *cobra.Command {
-	var f specFlag
+	var f targetFlags
 	var output string
 	cmd := &cobra.Command{
 		Use:   "history --spec release.toml [-o json]",
@@ -45,7 +45,7 @@ Steps:
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
@@ -78,7 +78,7 @@ func writeJSON(cmd *cobra.Command, v any) error {
 }
 
 func newReleaseRunCmd() *cobra.Command {
-	var f specFlag
+	var f targetFlags
 	var output string
 	cmd := &cobra.Command{
 		Use:   "run --spec release.toml [ID] [-o json]",
@@ -121,7 +121,7 @@ Whether the app is up is "piceli status".`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 

@@ -20,7 +20,7 @@ type planFlags struct {
 
 func (f *planFlags) register(cmd *cobra.Command) {
 	f.targetFlags.register(cmd)
-	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", usageOutput)
 	cmd.Flags().BoolVar(&f.allowReplace, "allow-replace", false, "plan delete-and-create for immutable field changes instead of refusing them")
 	cmd.Flags().IntVar(&f.parallel, "parallel", 0, "requests in flight at once: dry-runs when planning, writes within a wave when applying (0: 16)")
 }
@@ -38,6 +38,7 @@ func (f *planFlags) open(cmd *cobra.Command, opts release.Options) (*release.Rel
 
 func newPlanCmd() *cobra.Command {
 	var f planFlags
+	var showUnchanged bool
 	cmd := &cobra.Command{
 		Use:   "plan --spec release.toml",
 		Short: "Compute, store and print what applying the release would change",
@@ -67,16 +68,20 @@ Nothing is written to the cluster. Approve the plan with
 			if err != nil {
 				return err
 			}
-			return printPlan(cmd, f.output, p, approveCommand(f.spec, p, 0))
+			return printPlan(cmd, f.output, p, approveCommand(f.spec, p, 0), showUnchanged)
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&showUnchanged, "show-unchanged", false, usageShowUnchanged)
 	return cmd
 }
 
+// usageShowUnchanged is the help of --show-unchanged, in plan and diff.
+const usageShowUnchanged = "list every unchanged object, not only each wave's count of them"
+
 // printPlan writes the plan as text or JSON, with next, the command that
 // applies it; a blocked plan ends with exit code 1 after it is printed.
-func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string) error {
+func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string, showUnchanged bool) error {
 	if output == "json" {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
@@ -84,13 +89,17 @@ func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string) err
 			return err
 		}
 	} else {
-		p.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd)})
+		p.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd), ShowUnchanged: showUnchanged})
 		if p.Hash != "" {
 			cmd.Printf("\nplan %s stored\napply it with: %s\n", p.Hash, next)
 		}
 	}
 	if b := p.Blocked(); len(b) > 0 {
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%d step(s) block this plan; it was not stored", len(b))}
+		err := fmt.Errorf("%d step(s) block this plan; it was not stored", len(b))
+		if blocksReplace(p) {
+			err = fmt.Errorf("%w; to delete and create again what an immutable field blocks, plan with --allow-replace", err)
+		}
+		return &ExitError{Code: ExitFailed, Err: err}
 	}
 	return nil
 }
@@ -107,4 +116,15 @@ func approveCommand(spec string, p *plan.Plan, to int) string {
 		cmd += fmt.Sprintf(" --to %d", to)
 	}
 	return cmd + " --approve " + plan.ShortHash(p.Hash)
+}
+
+// blocksReplace reports whether an immutable field blocks a step of p,
+// which planning with replacement allowed would delete and create again.
+func blocksReplace(p *plan.Plan) bool {
+	for _, s := range p.Steps {
+		if s.Blocked != "" && s.Action == plan.Replace {
+			return true
+		}
+	}
+	return false
 }

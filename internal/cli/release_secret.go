@@ -23,7 +23,7 @@ func newSecretCmd() *cobra.Command {
 
 // secretShowFlags are the flags of "release secret show".
 type secretShowFlags struct {
-	specFlag
+	targetFlags
 	version  int
 	reveal   bool
 	toStdout bool
@@ -42,7 +42,8 @@ Steps:
   3. only with --reveal: print the values, to a terminal; to send them to a
      pipe or file, add --stdout as well
 
-No cluster is contacted.`,
+No cluster is contacted, unless [release] state = "cluster": then the state
+directory is brought up to date from it first.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := loadSecretVersion(cmd, f, args[0])

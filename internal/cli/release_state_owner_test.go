@@ -27,7 +27,7 @@ func TestStateDirOfAnotherReleaseRefused(t *testing.T) {
 	before := dirSnapshot(t, r.stateDir)
 	for _, args := range [][]string{
 		{"plan"}, {"diff"}, {"apply", "--approve", p.Hash}, {"resume"}, {"stop"},
-		{"rollback"}, {"rollback", "--to", "1"}, {"history"}, {"status"}, {"gc"}, {"secret", "show", "token"},
+		{"rollback"}, {"rollback", "--to", "1"}, {"history"}, {"run"}, {"gc"}, {"secret", "show", "token"},
 	} {
 		res := run(t, append(append([]string{"release"}, args...), "--spec", otherSpec)...)
 		names := "state directory " + r.stateDir + ` belongs to release "demo" in namespace "` + r.ns + `", not release "other"`

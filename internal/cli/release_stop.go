@@ -7,7 +7,7 @@ import (
 )
 
 func newStopCmd() *cobra.Command {
-	var f specFlag
+	var f targetFlags
 	var output string
 	cmd := &cobra.Command{
 		Use:   "stop --spec release.toml",
@@ -48,6 +48,6 @@ seconds while it waits for readiness.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }

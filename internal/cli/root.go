@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
@@ -32,6 +34,9 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := root.ExecuteContext(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "piceli: %v\n", err)
+	}
+	if h := hint(err); h != "" {
+		fmt.Fprintln(stderr, h)
 	}
 	return exitCode(err)
 }
@@ -77,10 +82,11 @@ func NewRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return refused(err) })
 	var verbose bool
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log every request to the cluster (method, URL, status; never bodies)")
-	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if verbose {
 			verboseClientLogs(cmd.ErrOrStderr())
 		}
+		return checkFormat(cmd)
 	}
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(cmd *cobra.Command, args []string) error {
@@ -90,10 +96,38 @@ func NewRoot() *cobra.Command {
 		return cmd.Help()
 	}
 	root.AddCommand(subcommands()...)
+	refuseBadArgs(root)
 	return root
+}
+
+// refuseBadArgs makes the positional arguments a command does not accept
+// bad input (exit 2), as a bad flag is, in c and every command under it.
+func refuseBadArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error { return refused(check(cmd, args)) }
+	}
+	for _, sub := range c.Commands() {
+		refuseBadArgs(sub)
+	}
 }
 
 // subcommands lists every top-level command; each lives in its own file.
 func subcommands() []*cobra.Command {
 	return []*cobra.Command{newInitCmd(), newRenderCmd(), newImportCmd(), newCodegenCmd(), newReleaseCmd(), newStatusCmd(), newAccessCmd(), newObserveCmd(), newArtifactsCmd(), newRegistryCmd(), newDeployCmd(), newStateCmd(), newSandboxCmd()}
+}
+
+// checkFormat refuses an -o value the command does not offer, before the
+// command reads anything: the formats are those its help names after
+// "output format: " (before any parenthesis).
+func checkFormat(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("output")
+	if f == nil {
+		return nil
+	}
+	formats, _, _ := strings.Cut(strings.TrimPrefix(f.Usage, "output format: "), " (")
+	offered := strings.FieldsFunc(strings.ReplaceAll(formats, " or ", ","), func(r rune) bool { return r == ',' || r == ' ' })
+	if !slices.Contains(offered, f.Value.String()) {
+		return refusedf("unknown output format %q (want %s)", f.Value.String(), strings.Join(offered, " or "))
+	}
+	return nil
 }

@@ -201,7 +201,7 @@ Exits 0 when the sandbox runs and its API server is ready, 1 otherwise.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 

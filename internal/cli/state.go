@@ -61,7 +61,7 @@ Nothing is written.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
@@ -170,7 +170,7 @@ plans, applies or pushes state has its own key; readers need none.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	cmd.Flags().StringVar(&name, "name", "", "the name on the signer line (default: user@host)")
 	return cmd
 }

@@ -57,7 +57,7 @@ Exit 0 when every object is ready, 1 when one is not. Nothing is written.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 

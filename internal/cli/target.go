@@ -13,7 +13,7 @@ import (
 type specFlag struct{ spec string }
 
 func (f *specFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.spec, "spec", "release.toml", "release spec file")
+	cmd.Flags().StringVar(&f.spec, "spec", "release.toml", usageSpec)
 }
 
 // open opens the release for a command: notes go to stderr.
@@ -32,7 +32,7 @@ type targetFlags struct {
 
 func (f *targetFlags) register(cmd *cobra.Command) {
 	f.specFlag.register(cmd)
-	cmd.Flags().BoolVar(&f.allowExec, "allow-exec", false, "allow the kubeconfig's exec credential plugin to run")
+	cmd.Flags().BoolVar(&f.allowExec, "allow-exec", false, usageAllowExec)
 }
 
 func (f *targetFlags) open(cmd *cobra.Command, opts release.Options) (*release.Release, error) {
@@ -46,3 +46,13 @@ func colorful(cmd *cobra.Command) bool {
 	f, ok := cmd.OutOrStdout().(*os.File)
 	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
 }
+
+// The help text of each flag that many commands share: a flag name means
+// one thing in every command (TestCommandTreeContract).
+const (
+	usageAllowExec  = "let the kubeconfig's exec credential plugin or auth provider run"
+	usageKubeconfig = "kubeconfig file of the cluster (never $KUBECONFIG or ~/.kube/config)"
+	usageContext    = "context in that kubeconfig file (never its current-context)"
+	usageOutput     = "output format: text or json"
+	usageSpec       = "spec file to read"
+)

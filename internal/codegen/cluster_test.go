@@ -20,6 +20,7 @@ import (
 	"github.com/pynenc/piceli/internal/codegen"
 	"github.com/pynenc/piceli/internal/manifest"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/refusal"
 )
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -87,7 +88,7 @@ func TestCodegenReadsCRDsFromTheClusterWithGETsOnly(t *testing.T) {
 
 	missing := filepath.Join(t.TempDir(), "missing")
 	_, err = codegen.CRD(ctx, codegen.Options{Out: missing, Cluster: &codegen.Cluster{Kubeconfig: sb.Kubeconfig, Context: sb.Context, CRDs: []string{"nothings.cluster-read.crdgen.piceli.test"}}})
-	if !codegen.IsRefused(err) || !strings.Contains(err.Error(), "CustomResourceDefinition/nothings.cluster-read.crdgen.piceli.test: not found") {
+	if !refusal.Is(err) || !strings.Contains(err.Error(), "CustomResourceDefinition/nothings.cluster-read.crdgen.piceli.test: not found") {
 		t.Errorf("CRD(a CRD the cluster lacks) = %v, want a refusal naming it", err)
 	}
 	if _, err := os.Stat(missing); err == nil {

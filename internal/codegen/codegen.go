@@ -2,12 +2,10 @@ package codegen
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/pynenc/piceli/internal/crdgen"
-	"github.com/pynenc/piceli/internal/kube"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // ResultSchema names the JSON document of a Result.
@@ -59,33 +57,13 @@ type Result struct {
 	Skipped  int              `json:"skipped"`  // objects of other kinds in the files
 }
 
-// RefusedError is bad input refused before anything was written: a file
-// that cannot be read or decoded, a CRD the generator cannot turn into Go,
-// a CRD the cluster does not have, an unusable target or output directory.
-type RefusedError struct{ Err error }
+// refuse marks err as bad input refused before anything was written (a
+// file that cannot be read or decoded, a CRD the generator cannot turn
+// into Go, a CRD the cluster does not have, an unusable output directory):
+// refusal.Is reports it, as it does an unusable target (kube.TargetError).
+func refuse(err error) error { return refusal.New(err) }
 
-// Error is the cause's message.
-func (e *RefusedError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *RefusedError) Unwrap() error { return e.Err }
-
-// IsRefused reports whether err refused the run before anything was
-// written.
-func IsRefused(err error) bool {
-	return errors.As(err, new(*RefusedError)) || errors.Is(err, kube.ErrTarget)
-}
-
-func refuse(err error) error {
-	if err == nil || IsRefused(err) {
-		return err
-	}
-	return &RefusedError{Err: err}
-}
-
-func refusef(format string, args ...any) error {
-	return &RefusedError{Err: fmt.Errorf(format, args...)}
-}
+func refusef(format string, args ...any) error { return refusal.Errorf(format, args...) }
 
 // CRD generates the Go packages of the CRDs opts names and writes them
 // under opts.Out. Everything is read, generated and checked before the

@@ -1,10 +1,6 @@
 package history
 
 import (
-	"crypto/hkdf"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -28,16 +24,16 @@ const sealInfo = "piceli revision seal v1"
 // JSON with an empty Seal. Every other field is covered: objects, secret
 // versions, plan, run, source, times, outcome and checks.
 func sealOf(key []byte, r Revision) (string, error) {
-	k, err := hkdf.Key(sha256.New, key, nil, sealInfo, sha256.Size)
+	k, err := digest.SealKey(key, sealInfo)
 	if err != nil {
-		return "", fmt.Errorf("derive the revision seal key: %w", err)
+		return "", err
 	}
 	r.Seal = ""
-	data, err := json.Marshal(r)
+	seal, err := digest.Seal(k, r)
 	if err != nil {
 		return "", fmt.Errorf("encode revision %d: %w", r.Number, err)
 	}
-	return digest.Of(k, data), nil
+	return seal, nil
 }
 
 // Verify checks r against its seal under the release's digest key: an
@@ -52,7 +48,7 @@ func (r *Revision) Verify(key []byte) error {
 	if err != nil {
 		return err
 	}
-	if !hmac.Equal([]byte(want), []byte(r.Seal)) {
+	if !digest.Equal(want, r.Seal) {
 		return fmt.Errorf("revision %d: %w", r.Number, ErrTampered)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pynenc/piceli/internal/importer"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // canaryManifests hold unique values in every place a Secret's value can
@@ -88,7 +89,7 @@ func TestRefusalsCarryNoSecretValue(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "module")
 	_, err := importer.FromFiles(t.Context(), []string{in}, importer.Options{Out: out, Name: "canary", PiceliSource: piceliSource(t)})
-	if !importer.IsRefused(err) || !strings.Contains(err.Error(), "Secret/frozen") || !strings.Contains(err.Error(), "immutable.yaml: document 1") {
+	if !refusal.Is(err) || !strings.Contains(err.Error(), "Secret/frozen") || !strings.Contains(err.Error(), "immutable.yaml: document 1") {
 		t.Fatalf("import error = %v, want a refusal naming Secret/frozen and immutable.yaml: document 1", err)
 	}
 	if strings.Contains(err.Error(), "canary-in-refused-secret-77aa") {

@@ -18,7 +18,7 @@ type source struct {
 
 // readFiles reads every object of the files and directories named, in
 // order, Secrets' values dropped at once. Every problem is a
-// *RefusedError naming the file and document.
+// refusal (refusal.Is) naming the file and document.
 func readFiles(paths []string) ([]source, error) {
 	if len(paths) == 0 {
 		return nil, refusef("import yaml: name at least one file or directory")

@@ -100,11 +100,11 @@ func choose(all []kind, allKinds bool, selects []string) (selection, error) {
 func (sel *selection) add(all []kind, s string) error {
 	kindName, name, ok := strings.Cut(s, "/")
 	if !ok || kindName == "" || name == "" {
-		return refusef("--select %q: want KIND/NAME, such as deployment/web", s)
+		return refusef("selection %q: want KIND/NAME, such as deployment/web", s)
 	}
 	i := slices.IndexFunc(all, func(k kind) bool { return k.names(kindName) })
 	if i < 0 {
-		return refusef("--select %q: the cluster serves no namespaced kind %q that can be listed and created", s, kindName)
+		return refusef("selection %q: the cluster serves no namespaced kind %q that can be listed and created", s, kindName)
 	}
 	k := all[i]
 	if _, seen := sel.names[k.key()]; !seen {

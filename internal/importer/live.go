@@ -45,7 +45,7 @@ type Target struct {
 // objects to import, cleaned.
 func readLive(ctx context.Context, t Target, log io.Writer) ([]source, error) {
 	if t.Kubeconfig == "" || t.Context == "" || t.Namespace == "" {
-		return nil, refusef("import live needs --kubeconfig, --context and --namespace: piceli never uses $KUBECONFIG, ~/.kube/config or a current-context")
+		return nil, refusef("import live needs a kubeconfig file, its context and a namespace: piceli never uses $KUBECONFIG, ~/.kube/config or a current-context")
 	}
 	if defaultKubeconfig(t.Kubeconfig) {
 		return nil, refusef("kubeconfig %s is the default kubeconfig: piceli never uses it, so that nothing reaches a cluster by accident; write a kubeconfig file for this cluster", t.Kubeconfig)
@@ -130,7 +130,7 @@ func list(ctx context.Context, c *kube.Client, ns string, sel selection) ([]*uns
 		}
 	}
 	if missing := sel.missing(found); len(missing) > 0 {
-		return nil, refusef("--select: %s not found in namespace %q", strings.Join(missing, ", "), ns)
+		return nil, refusef("selected objects %s not found in namespace %q", strings.Join(missing, ", "), ns)
 	}
 	return out, nil
 }

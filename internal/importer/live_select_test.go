@@ -9,6 +9,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/importer"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // TestImportLiveChoosesWhatToRead: --select reads only the kinds it names
@@ -53,7 +54,7 @@ func TestImportLiveChoosesWhatToRead(t *testing.T) {
 	t.Run("a selection of nothing there", func(t *testing.T) {
 		for _, sel := range []string{"deployment/nowhere", "gizmo/web", "web"} {
 			_, _, err := live(t, importer.Target{Select: []string{sel}})
-			if !importer.IsRefused(err) || !strings.Contains(strings.ToLower(err.Error()), sel) {
+			if !refusal.Is(err) || !strings.Contains(strings.ToLower(err.Error()), sel) {
 				t.Errorf("--select %s: error %v, want a refusal naming it", sel, err)
 			}
 		}

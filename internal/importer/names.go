@@ -22,7 +22,7 @@ func (r *run) name(fallback string) error {
 		name = dnsLabel(fallback)
 	}
 	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-		return refusef("import: app name %q: %s; pass --name", name, strings.Join(msgs, "; "))
+		return refusef("import: app name %q: %s; choose a valid app name", name, strings.Join(msgs, "; "))
 	}
 	r.app = name
 	if r.namespace == "" {

@@ -27,7 +27,7 @@ func owned(name string, dir bool) bool {
 // unless force.
 func checkOut(dir string, force bool) error {
 	if dir == "" {
-		return refusef("import: no output directory (--out)")
+		return refusef("import: no output directory")
 	}
 	entries, err := os.ReadDir(dir)
 	switch {
@@ -36,7 +36,7 @@ func checkOut(dir string, force bool) error {
 	case err != nil:
 		return refusef("import: output directory %s: %v", dir, bare(err))
 	case len(entries) > 0 && !force:
-		return refusef("import: output directory %s exists and is not empty; pass --force to replace the files an import writes there", dir)
+		return refusef("import: output directory %s exists and is not empty: %w", dir, ErrOutputExists)
 	}
 	return nil
 }

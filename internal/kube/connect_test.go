@@ -88,7 +88,7 @@ func TestConnectKubeconfig(t *testing.T) {
 	}, {
 		name:     "an exec credential plugin is refused unless allowed",
 		opts:     Options{Kubeconfig: file, Context: "exec"},
-		wantErr:  `connect to context "exec" in $DIR/target.kubeconfig: user "execer" runs exec credential plugin "my-credential-plugin": credential plugins run only when explicitly allowed (--allow-exec)`,
+		wantErr:  `connect to context "exec" in $DIR/target.kubeconfig: user "execer" runs exec credential plugin "my-credential-plugin": credential plugins run only when explicitly allowed`,
 		wantExec: true,
 	}, {
 		name:       "an exec credential plugin is kept when allowed",
@@ -97,7 +97,7 @@ func TestConnectKubeconfig(t *testing.T) {
 	}, {
 		name:     "an auth provider is refused unless allowed",
 		opts:     Options{Kubeconfig: file, Context: "provider"},
-		wantErr:  `connect to context "provider" in $DIR/target.kubeconfig: user "provided" uses auth provider "oidc": credential plugins run only when explicitly allowed (--allow-exec)`,
+		wantErr:  `connect to context "provider" in $DIR/target.kubeconfig: user "provided" uses auth provider "oidc": credential plugins run only when explicitly allowed`,
 		wantExec: true,
 	}}
 	for _, tt := range tests {

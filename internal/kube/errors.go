@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/refusal"
 )
 
 // ErrTarget marks an unusable target: no kubeconfig or context named, a file
@@ -15,7 +16,7 @@ var ErrTarget = errors.New("unusable target")
 
 // ErrExecNotAllowed marks a refusal to use a kubeconfig user that runs an exec
 // credential plugin or an auth provider while Options.AllowExec is false.
-var ErrExecNotAllowed = errors.New("credential plugins run only when explicitly allowed (--allow-exec)")
+var ErrExecNotAllowed = errors.New("credential plugins run only when explicitly allowed")
 
 // ErrUnresolved marks a declared object whose kind, version or scope neither
 // the cluster's discovery nor a CRD in the same input accepts. Every
@@ -48,8 +49,11 @@ func (e *TargetError) Error() string {
 // Unwrap returns the cause.
 func (e *TargetError) Unwrap() error { return e.Err }
 
-// Is reports whether target is ErrTarget.
-func (e *TargetError) Is(target error) bool { return target == ErrTarget }
+// Is reports whether target is ErrTarget or refusal.ErrRefused: an
+// unusable target is bad input, refused before any change.
+func (e *TargetError) Is(target error) bool {
+	return target == ErrTarget || target == refusal.ErrRefused
+}
 
 // ResolveError says why one declared object could not be resolved, naming
 // the object and where it was declared. It matches ErrUnresolved with

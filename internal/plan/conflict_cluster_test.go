@@ -52,8 +52,8 @@ func TestPlanRefusesImmutableChangesUnlessReplaceIsAllowed(t *testing.T) {
 	f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: changed})
 
 	refused := find(t, f.plan(t, plan.Options{}), "ConfigMap", "frozen")
-	if refused.Action != plan.Replace || !strings.Contains(refused.Blocked, "immutable field") || !strings.Contains(refused.Blocked, "--allow-replace") {
-		t.Errorf("immutable change: action %s, blocked %q; want a refused replace naming --allow-replace", refused.Action, refused.Blocked)
+	if refused.Action != plan.Replace || !strings.Contains(refused.Blocked, "immutable field") || !strings.Contains(refused.Blocked, "only when replacement is allowed") {
+		t.Errorf("immutable change: action %s, blocked %q; want a refused replace saying replacement must be allowed", refused.Action, refused.Blocked)
 	}
 	allowed := find(t, f.plan(t, plan.Options{AllowReplace: true}), "ConfigMap", "frozen")
 	if allowed.Action != plan.Replace || allowed.Blocked != "" {

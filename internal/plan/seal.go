@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"crypto/hkdf"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,14 +30,12 @@ type sealer struct {
 	dig Digester // the digest key itself, to check Desired digests
 }
 
-// newSealer derives the seal key from the release's digest key. A derived
-// key, not the digest key itself: plans record keyed digests of Secret
-// values that whoever sets a secret chooses, and with the digest key such a
-// digest could be made to equal the seal of an edited plan.
+// newSealer derives the seal key from the release's digest key
+// (digest.SealKey says why a derived key).
 func newSealer(digestKey []byte) (sealer, error) {
-	key, err := hkdf.Key(sha256.New, digestKey, nil, sealInfo, sha256.Size)
+	key, err := digest.SealKey(digestKey, sealInfo)
 	if err != nil {
-		return sealer{}, fmt.Errorf("derive the plan seal key: %w", err)
+		return sealer{}, err
 	}
 	return sealer{key: key, dig: Digester{Key: digestKey}}, nil
 }
@@ -48,8 +43,8 @@ func newSealer(digestKey []byte) (sealer, error) {
 // of returns the keyed digest of v's JSON encoding under the seal key. A
 // plan that ComputeHash could encode always encodes.
 func (s sealer) of(v any) string {
-	data, _ := json.Marshal(v)
-	return digest.Of(s.key, data)
+	seal, _ := digest.Seal(s.key, v)
+	return seal
 }
 
 // stepSeal covers every field of a step but its seal, Changes and Origin
@@ -121,4 +116,4 @@ func (s sealer) desiredOf(st Step, m json.RawMessage) string {
 }
 
 // equal compares two digests in constant time.
-func equal(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
+func equal(a, b string) bool { return digest.Equal(a, b) }

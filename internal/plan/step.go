@@ -120,7 +120,7 @@ func (m *maker) replace(s Step, field string) Step {
 	s.Action = Replace
 	s.Changes = []Change{{Path: field, Kind: Changed}}
 	if !m.opts.AllowReplace {
-		s.Blocked = "immutable field " + field + " changes: the object must be deleted and created again; plan with --allow-replace to do that"
+		s.Blocked = "immutable field " + field + " changes: the object must be deleted and created again, which a plan does only when replacement is allowed"
 	}
 	return s
 }

@@ -8,6 +8,7 @@ package specerr
 import (
 	"errors"
 	"fmt"
+
 	pub "github.com/pynenc/piceli/specerr"
 )
 

@@ -273,7 +273,7 @@ func (c *Cluster) merge(rec syncRecord, snap *Snapshot, files []File, refused st
 	}
 	older := snap.Generation <= rec.floor() && !rec.agrees(snap)
 	if accept != nil && !older {
-		return nil, fmt.Errorf("state pull --accept-older %d: the cluster holds snapshot %d, which is not older than snapshot %d this machine has seen; pull without --accept-older", *accept, snap.Generation, rec.floor())
+		return nil, fmt.Errorf("accept older state snapshot %d: the cluster holds snapshot %d, which is not older than snapshot %d this machine has seen; pull without accepting older state", *accept, snap.Generation, rec.floor())
 	}
 	changed, err := Merge(c.Dir, files, rec.gone(files))
 	if err != nil {
@@ -296,7 +296,7 @@ func (c *Cluster) merge(rec syncRecord, snap *Snapshot, files []File, refused st
 func (c *Cluster) vanished(rec syncRecord, accept *int64) (*Pulled, error) {
 	switch {
 	case accept != nil && *accept != 0:
-		return nil, fmt.Errorf("state pull --accept-older %d: the cluster holds no state of release %s in namespace %s; accept that with --accept-older 0", *accept, c.Release, c.Namespace)
+		return nil, fmt.Errorf("accept older state snapshot %d: the cluster holds no state of release %s in namespace %s; accept that as generation 0", *accept, c.Release, c.Namespace)
 	case rec.Generation == 0:
 		return &Pulled{}, nil
 	case accept == nil:

@@ -1,0 +1,64 @@
+package plan_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pynenc/piceli/object"
+	"github.com/pynenc/piceli/plan"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// oneChange is a release of eight objects in two waves in which one
+// ConfigMap field changes and everything else is unchanged.
+func oneChange() *plan.Plan {
+	p := &plan.Plan{Schema: plan.Schema, Release: plan.Release{Name: "shop"}, Target: plan.Target{Namespace: "shop"}}
+	add := func(stage plan.Stage, kind, group, name string, a plan.Action, ch ...plan.Change) {
+		p.Steps = append(p.Steps, plan.Step{Ref: object.Ref{Group: group, Kind: kind, Namespace: "shop", Name: name}, Stage: stage, Action: a, Changes: ch})
+	}
+	for _, n := range []string{"api", "cart", "orders"} {
+		add(plan.StageConfig, "ConfigMap", "", n, plan.NoOp)
+	}
+	add(plan.StageConfig, "ConfigMap", "", "web", plan.Update, plan.Change{Path: "data.greeting", Kind: plan.Changed, From: "hello", To: "hi"})
+	for _, n := range []string{"api", "cart", "orders", "web"} {
+		add(plan.StageWorkloads, "Deployment", "apps", n, plan.NoOp)
+	}
+	p.Waves = []plan.Wave{{Stage: plan.StageConfig, Nodes: []int{0, 1, 2, 3}}, {Stage: plan.StageWorkloads, Nodes: []int{4, 5, 6, 7}}}
+	return p
+}
+
+// Plan text shows what changes and counts the unchanged objects of each
+// wave; ShowUnchanged lists them as well.
+func TestWriteCountsUnchangedPerWave(t *testing.T) {
+	for _, tc := range []struct {
+		name, golden string
+		opts         plan.WriteOptions
+	}{
+		{"unchanged objects are counted per wave", "one-change.golden", plan.WriteOptions{}},
+		{"ShowUnchanged lists every unchanged object", "one-change-show-unchanged.golden", plan.WriteOptions{ShowUnchanged: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			oneChange().Write(&b, tc.opts)
+			path := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to write it)", err)
+			}
+			if diff := cmp.Diff(string(want), b.String()); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", path, diff)
+			}
+		})
+	}
+}
