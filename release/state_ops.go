@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +12,7 @@ import (
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/state"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // StateInfo is where a release keeps its state and, when it is shared,
@@ -188,8 +188,8 @@ func (r *Release) sameOwner(files []state.File) error {
 	}
 	defer os.RemoveAll(tmp)
 	for _, f := range files {
-		if f.Path == "owner.json" {
-			if err := os.WriteFile(filepath.Join(tmp, "owner.json"), f.Data, 0o600); err != nil {
+		if f.Path == statedir.Owner {
+			if err := os.WriteFile(statedir.Path(tmp, statedir.Owner), f.Data, 0o600); err != nil {
 				return err
 			}
 		}

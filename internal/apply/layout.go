@@ -6,29 +6,31 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/localpath"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // ErrNoRun is returned when a release has no run to resume or stop.
 var ErrNoRun = errors.New("no run of this release")
 
 // runsDir holds one directory per run: its journal and stop request.
-func runsDir(stateDir string) string { return filepath.Join(stateDir, "runs") }
+func runsDir(stateDir string) string { return statedir.Path(stateDir, statedir.Runs) }
 
 // RunDir is the directory of one run.
-func RunDir(stateDir, run string) string { return filepath.Join(runsDir(stateDir), run) }
+func RunDir(stateDir, run string) string { return statedir.RunDir(stateDir, run) }
 
 // JournalPath is the journal of one run.
-func JournalPath(stateDir, run string) string { return filepath.Join(RunDir(stateDir, run), "journal") }
+func JournalPath(stateDir, run string) string {
+	return statedir.RunFile(stateDir, run, statedir.RunJournal)
+}
 
-func stopPath(stateDir, run string) string { return filepath.Join(RunDir(stateDir, run), "stop") }
+func stopPath(stateDir, run string) string { return statedir.RunFile(stateDir, run, statedir.RunStop) }
 
-func latestPath(stateDir string) string { return filepath.Join(runsDir(stateDir), "latest") }
+func latestPath(stateDir string) string { return statedir.Path(stateDir, statedir.LatestRun) }
 
 // newRunID names a run by its start time and a random suffix, so run
 // directories sort by age.
@@ -51,7 +53,9 @@ func createRun(stateDir, run, source string) error {
 	return atomicfile.Write(latestPath(stateDir), []byte(run+"\n"), 0o600)
 }
 
-func sourcePath(stateDir, run string) string { return filepath.Join(RunDir(stateDir, run), "source") }
+func sourcePath(stateDir, run string) string {
+	return statedir.RunFile(stateDir, run, statedir.RunSource)
+}
 
 // RunSource returns why a run ran: "apply", or "rollback to N". Runs that
 // recorded nothing were applies.

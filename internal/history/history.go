@@ -14,6 +14,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // Schema versions a revision document.
@@ -56,7 +57,7 @@ type Object struct {
 	Manifest   map[string]any `json:"manifest"`
 }
 
-func dir(stateDir string) string { return filepath.Join(stateDir, "history") }
+func dir(stateDir string) string { return statedir.Path(stateDir, statedir.History) }
 
 func file(stateDir string, n int) string {
 	return filepath.Join(dir(stateDir), fmt.Sprintf("%06d.json", n))

@@ -10,12 +10,13 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // Names of the files File keeps in a state directory.
 const (
-	lockFile   = "lock"
-	holderFile = "lock.holder"
+	lockFile   = statedir.Lock
+	holderFile = statedir.LockOwner
 )
 
 // FileLock is an exclusive flock on a state directory's lock file, held

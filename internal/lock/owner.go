@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // ownerFile, in a state directory, names the release it belongs to.
-const ownerFile = "owner.json"
+const ownerFile = statedir.Owner
 
 // ownerSchema versions the owner file.
 const ownerSchema = "piceli.state-owner/v1"

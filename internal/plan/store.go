@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // ErrUnknown is returned when no stored plan has the requested hash.
 var ErrUnknown = errors.New("no such plan")
 
 // Dir is where plans are stored under a release's state directory.
-func Dir(stateDir string) string { return filepath.Join(stateDir, "plans") }
+func Dir(stateDir string) string { return statedir.Path(stateDir, statedir.Plans) }
 
 // Save stores p under stateDir/plans/<hex>.json, atomically and owner-only,
 // sets p.Hash and the seals of p and its steps (Load checks them), and
@@ -230,7 +231,7 @@ func StoreKey(stateDir string, key []byte) error {
 	return atomicfile.Write(keyFile(stateDir), key, 0o600)
 }
 
-func keyFile(stateDir string) string { return filepath.Join(stateDir, "keys", "digest") }
+func keyFile(stateDir string) string { return statedir.Path(stateDir, statedir.DigestKey) }
 
 // Stored is a plan in a release's store: its hash and when it was stored.
 type Stored struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // KeepVersions is the retention rule's count: retention.PruneSecrets keeps
@@ -34,7 +35,7 @@ type Store struct {
 // Open returns the store under stateDir, creating stateDir/secrets owner-only
 // or making an existing one owner-only.
 func Open(stateDir string) (*Store, error) {
-	dir := filepath.Join(stateDir, "secrets")
+	dir := statedir.Path(stateDir, statedir.Secrets)
 	if err := atomicfile.MkdirPrivate(dir); err != nil {
 		return nil, fmt.Errorf("open secret store: %w", err)
 	}
@@ -44,7 +45,7 @@ func Open(stateDir string) (*Store, error) {
 // View returns the store of stateDir for reading only: nothing is created,
 // and a missing store holds no versions. Resolve with DryRun on it writes
 // nothing, as "release diff" requires.
-func View(stateDir string) *Store { return &Store{dir: filepath.Join(stateDir, "secrets")} }
+func View(stateDir string) *Store { return &Store{dir: statedir.Path(stateDir, statedir.Secrets)} }
 
 // Names returns the secrets that have versions in the store, sorted.
 func (s *Store) Names() ([]string, error) {

@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // latestRun is the file naming a release's latest run.
-const latestRun = "runs/latest"
+const latestRun = statedir.LatestRun
 
 // runIDTime is the layout a run id begins with: its start, to the second.
 const runIDTime = "20060102-150405"
@@ -64,7 +65,7 @@ func runID(pointer []byte) string {
 // started is when run id began: its journal's first record, from the
 // cache or the snapshot, or else the time its id begins with.
 func started(dir string, files []File, id string) runStart {
-	name := "runs/" + id + "/journal"
+	name := statedir.RunFileRel(id, statedir.RunJournal)
 	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
 		if t, ok := journal.StartedAt(data); ok {
 			return runStart{ID: id, Started: t}

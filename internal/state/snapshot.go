@@ -17,22 +17,17 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // syncFile records, in the state directory, which snapshot the cache last
 // agreed with. It is the cache's own bookkeeping and never shared.
-const syncFile = "state-sync.json"
+const syncFile = statedir.Sync
 
-// local names the files of a state directory that belong to this machine:
-// the file lock and its holder (they describe a process here), stop
-// requests (sent to a process here) and the sync record.
-func local(rel string) bool {
-	switch rel {
-	case "lock", "lock.holder", syncFile:
-		return true
-	}
-	return strings.HasPrefix(rel, "runs/") && strings.HasSuffix(rel, "/stop")
-}
+// local names the files of a state directory that belong to this machine
+// (statedir.Layout): the file lock and its holder, stop requests and the
+// sync record.
+func local(rel string) bool { return !statedir.Shared(rel) }
 
 // File is one file of a snapshot: its slash-separated path under the state
 // directory and its content.
