@@ -26,11 +26,15 @@ type StateChunk struct {
 	Size   int    `json:"size"`
 }
 
+// StatePulledSchema versions the document of a StatePulled.
+const StatePulledSchema = "piceli.state-pull/v1"
+
 // StatePulled says what State.Pull found.
 type StatePulled struct {
-	Generation int64 `json:"generation"` // the snapshot used; zero when there is none yet
-	Files      int   `json:"files"`      // files in it
-	Changed    int   `json:"changed"`    // state directory files written
+	Schema     string `json:"schema"`     // StatePulledSchema
+	Generation int64  `json:"generation"` // the snapshot used; zero when there is none yet
+	Files      int    `json:"files"`      // files in it
+	Changed    int    `json:"changed"`    // state directory files written
 	// Refused names what was wrong with a newer snapshot that was not
 	// used (a missing or damaged chunk), when the previous one was.
 	Refused string `json:"refused,omitempty"`
@@ -61,7 +65,7 @@ func snapshotOf(s *state.Snapshot) *StateSnapshot {
 }
 
 func pulledOf(p *state.Pulled) *StatePulled {
-	out := &StatePulled{Generation: p.Generation, Files: p.Files, Changed: p.Changed, Refused: p.Refused}
+	out := &StatePulled{Schema: StatePulledSchema, Generation: p.Generation, Files: p.Files, Changed: p.Changed, Refused: p.Refused}
 	if a := p.Accepted; a != nil {
 		out.Accepted = &StateAccepted{Generation: a.Generation, Seen: a.Seen}
 	}

@@ -90,8 +90,9 @@ func printState(cmd *cobra.Command, info *release.StateInfo) {
 func newStatePullCmd() *cobra.Command {
 	var f targetFlags
 	var acceptOlder int64
+	var output string
 	cmd := &cobra.Command{
-		Use:   "pull --spec release.toml [--accept-older GENERATION]",
+		Use:   "pull --spec release.toml [--accept-older GENERATION] [-o json]",
 		Short: "Bring the state directory up to date from the cluster",
 		Long: `Bring the state directory (the cache) up to date from the cluster.
 
@@ -109,6 +110,9 @@ Steps:
      yet are kept; a journal this machine appended to is kept`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
@@ -127,11 +131,15 @@ Steps:
 			if got.Refused != "" {
 				cmd.PrintErrf("refused a torn snapshot: %s\n", got.Refused)
 			}
+			if output == "json" {
+				return writeJSON(cmd, got)
+			}
 			cmd.Printf("pulled generation %d: %d files, %d changed\n", got.Generation, got.Files, got.Changed)
 			return nil
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	cmd.Flags().Int64Var(&acceptOlder, "accept-older", 0, "accept the cluster's state although it is older than what this machine has seen: exactly this generation (0: no state)")
 	return cmd
 }
