@@ -43,6 +43,30 @@ type StatePulled struct {
 	Accepted *StateAccepted `json:"accepted,omitempty"`
 }
 
+// StateImportedSchema versions the document of a StateImported.
+const StateImportedSchema = "piceli.state-import/v1"
+
+// StateImported records a State.Import that succeeded: the release whose
+// state took the export, and the export file.
+type StateImported struct {
+	Schema  string `json:"schema"` // StateImportedSchema
+	Release string `json:"release"`
+	File    string `json:"file"`
+}
+
+// StateMigratedSchema versions the document of a StateMigrated.
+const StateMigratedSchema = "piceli.state-migrate/v1"
+
+// StateMigrated records a State.Migrate that succeeded: the release, the
+// mode its state moved to ("cluster" or "local"), and what Migrate says to
+// do next in the spec.
+type StateMigrated struct {
+	Schema  string `json:"schema"` // StateMigratedSchema
+	Release string `json:"release"`
+	To      string `json:"to"`
+	Next    string `json:"next"`
+}
+
 // StateAccepted is an older state accepted on purpose: the generation
 // taken (0: none) and the newest this machine had seen before.
 type StateAccepted struct {

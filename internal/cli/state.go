@@ -248,8 +248,9 @@ Steps:
 func newStateImportCmd() *cobra.Command {
 	var f targetFlags
 	var pass passphraseFlag
+	var output string
 	cmd := &cobra.Command{
-		Use:   "import FILE --spec release.toml --passphrase-file FILE",
+		Use:   "import FILE --spec release.toml --passphrase-file FILE [-o json]",
 		Short: "Merge an encrypted export into the state",
 		Long: `Merge a file written by "piceli state export" into the release's state.
 
@@ -261,6 +262,9 @@ Steps:
      state = "cluster" push it under the release's Lease`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			phrase, err := pass.read()
 			if err != nil {
 				return err
@@ -277,20 +281,24 @@ Steps:
 			if err := r.State().Import(cmd.Context(), in, phrase); err != nil {
 				return err
 			}
+			if output == "json" {
+				return writeJSON(cmd, release.StateImported{Schema: release.StateImportedSchema, Release: r.Name(), File: args[0]})
+			}
 			cmd.Printf("imported %s into the state of %s\n", args[0], r.Name())
 			return nil
 		},
 	}
 	f.register(cmd)
 	pass.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
 func newStateMigrateCmd() *cobra.Command {
 	var f targetFlags
-	var to string
+	var to, output string
 	cmd := &cobra.Command{
-		Use:   "migrate --spec release.toml --to cluster|local",
+		Use:   "migrate --spec release.toml --to cluster|local [-o json]",
 		Short: "Move the release's state between the cluster and state_dir",
 		Long: `Move the release's state between modes.
 
@@ -302,6 +310,9 @@ Steps:
   3. say how to set [release] state in the spec (it is not edited)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
@@ -310,11 +321,15 @@ Steps:
 			if err != nil {
 				return err
 			}
+			if output == "json" {
+				return writeJSON(cmd, release.StateMigrated{Schema: release.StateMigratedSchema, Release: r.Name(), To: to, Next: next})
+			}
 			cmd.Printf("moved the state of %s to %s; %s\n", r.Name(), to, next)
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&to, "to", "", "cluster or local (required)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
