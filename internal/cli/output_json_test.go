@@ -108,7 +108,8 @@ func TestSecretShowJSONRefusesReveal(t *testing.T) {
 	}
 }
 
-// registry status, state pull, import and migrate print their documents
+// registry status, state show, pull, import and migrate and release
+// history print their documents
 // with -o json against the shared test sandbox.
 func TestClusterCommandsJSON(t *testing.T) {
 	t.Parallel()
@@ -126,6 +127,8 @@ func TestClusterCommandsJSON(t *testing.T) {
 		if g, _ := doc["generation"].(float64); g < 1 {
 			t.Errorf("state pull -o json after an apply: generation %v, want 1 or more", doc["generation"])
 		}
+		wantSchema(t, run(t, "state", "show", "--spec", r.spec, "-o", "json"), "state show -o json", "piceli.state/v1")
+		wantSchema(t, run(t, "release", "history", "--spec", r.spec, "-o", "json"), "release history -o json", "piceli.history/v1")
 		dir := t.TempDir()
 		export, pass := filepath.Join(dir, "state.age"), filepath.Join(dir, "pass")
 		if err := os.WriteFile(pass, []byte("a long enough passphrase\n"), 0o600); err != nil {

@@ -54,7 +54,7 @@ Nothing is written.`,
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.state/v1", "state": info})
+				return writeJSON(cmd, release.NewStateInfoDoc(info))
 			}
 			printState(cmd, info)
 			return nil
@@ -169,7 +169,7 @@ plans, applies or pushes state has its own key; readers need none.`,
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.state-key/v1", "key": k})
+				return writeJSON(cmd, release.NewStateKeyDoc(k))
 			}
 			if k.Created {
 				cmd.PrintErrf("created this machine's state signing key %s\n", k.File)
