@@ -85,7 +85,7 @@ The same pinned inputs give a byte-identical layout. No Docker is used.`,
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.build/v1", "build": res})
+				return writeJSON(cmd, res.Doc())
 			}
 			printBuild(cmd, res)
 			return nil
@@ -139,7 +139,7 @@ A missing or corrupt blob makes the command exit 2.`,
 				return err
 			}
 			if output == "json" {
-				if jerr := writeJSON(cmd, map[string]any{"schema": "piceli.inspect/v1", "inspect": rep}); jerr != nil {
+				if jerr := writeJSON(cmd, rep.Doc()); jerr != nil {
 					return jerr
 				}
 			} else {

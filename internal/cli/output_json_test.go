@@ -90,13 +90,21 @@ func wantSchema(t *testing.T, res result, what, schema string) map[string]any {
 	return doc
 }
 
-// artifacts pin -o json prints the pin as piceli.pin/v1, naming every input.
+// artifacts pin, build and inspect -o json print piceli.pin/v1 (naming
+// every input), piceli.build/v1 and piceli.inspect/v1.
 func TestArtifactsPinJSON(t *testing.T) {
 	spec := artifacttest.Services(t, t.TempDir())
 	doc := wantSchema(t, run(t, "artifacts", "pin", "--spec", spec, "-o", "json"), "artifacts pin -o json", "piceli.pin/v1")
 	if in, _ := doc["inputs"].([]any); len(in) == 0 || doc["lock"] == "" {
 		t.Errorf("artifacts pin -o json: no inputs or no lock file:\n%v", doc)
 	}
+	doc = wantSchema(t, run(t, "artifacts", "build", "--spec", spec, "-o", "json"), "artifacts build -o json", "piceli.build/v1")
+	build, _ := doc["build"].(map[string]any)
+	layout, _ := build["Layout"].(string)
+	if layout == "" {
+		t.Fatalf("artifacts build -o json names no layout:\n%v", doc)
+	}
+	wantSchema(t, run(t, "artifacts", "inspect", layout, "-o", "json"), "artifacts inspect -o json", "piceli.inspect/v1")
 }
 
 // release secret show -o json is metadata only: with --reveal it is
