@@ -76,3 +76,28 @@ type StopRequestDoc struct {
 func NewStopRequestDoc(req *StopRequest) StopRequestDoc {
 	return StopRequestDoc{Schema: StopRequestSchema, Request: req}
 }
+
+// ChecksSchema versions a ChecksDoc.
+const ChecksSchema = "piceli.checks/v1"
+
+// ChecksDoc is the results of a release's checks, as one versioned
+// document: Passed is true when every check passed (or none is declared).
+type ChecksDoc struct {
+	Schema  string        `json:"schema"` // ChecksSchema
+	Release string        `json:"release"`
+	Passed  bool          `json:"passed"`
+	Checks  []CheckResult `json:"checks"`
+}
+
+// NewChecksDoc returns the results of release name's checks as a
+// ChecksDoc.
+func NewChecksDoc(name string, results []CheckResult) ChecksDoc {
+	doc := ChecksDoc{Schema: ChecksSchema, Release: name, Passed: true, Checks: results}
+	if doc.Checks == nil {
+		doc.Checks = []CheckResult{}
+	}
+	for _, c := range results {
+		doc.Passed = doc.Passed && c.Passed
+	}
+	return doc
+}
