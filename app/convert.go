@@ -23,9 +23,33 @@ func toManifest(obj runtime.Object) (map[string]any, error) {
 		}
 		m["apiVersion"], m["kind"] = gvks[0].GroupVersion().String(), gvks[0].Kind
 	}
+	if _, _, err := scheme.Scheme.ObjectKinds(obj); err == nil {
+		dropNulls(m)
+	}
 	prune(m, true)
 	dropUnsetTargetPorts(m)
 	return m, nil
+}
+
+// dropNulls removes, at every level, the null values Go writes for the nil
+// pointers of a built-in kind (a gRPC probe's service, say). Only built-in
+// kinds: a custom resource's free-form fields keep a null its author set,
+// as the same object from YAML does.
+func dropNulls(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			if c == nil {
+				delete(t, k)
+				continue
+			}
+			dropNulls(c)
+		}
+	case []any:
+		for _, c := range t {
+			dropNulls(c)
+		}
+	}
 }
 
 // noiseFields are struct fields Go always renders and that mean nothing
@@ -34,8 +58,7 @@ var noiseFields = []string{"spec", "strategy", "updateStrategy", "resources", "m
 
 // prune removes null creationTimestamps and statuses holding only zero
 // values at every level (pod and claim templates carry them too). With
-// typed set it also drops empty noiseFields, null values (a nil pointer Go
-// writes, such as a gRPC probe's service) and a resource field
+// typed set it also drops empty noiseFields and a resource field
 // reference's divisor "0", which a typed object's Go structs add but a
 // hand-written manifest would not have. A CRD's subresources.status ({}
 // turns the status subresource on) is kept.
@@ -73,11 +96,6 @@ func pruneUnder(v any, typed bool, key string) {
 
 // pruneTyped drops what Go writes for an unset field of a typed object.
 func pruneTyped(m map[string]any) {
-	for k, c := range m {
-		if c == nil {
-			delete(m, k)
-		}
-	}
 	if ref, ok := m["resourceFieldRef"].(map[string]any); ok && ref["divisor"] == "0" {
 		delete(ref, "divisor")
 	}

@@ -68,7 +68,7 @@ func canarySweep(c *sc) {
 	verbose(nil, "exit 1", append([]string{"apply", "--approve", p.Hash}, spec...)...)
 	e.proxy.Clear()
 	verbose(nil, "exit 0", append([]string{"resume"}, spec...)...)
-	for _, args := range [][]string{{"status"}, {"status", "-o", "json"}, {"history"}, {"history", "-o", "json"}} {
+	for _, args := range [][]string{{"run"}, {"run", "-o", "json"}, {"history"}, {"history", "-o", "json"}} {
 		verbose(nil, "exit 0", append(args, spec...)...)
 	}
 	// A rollback to the first value is refused: the values of a Secret

@@ -47,7 +47,8 @@ func readProcesses(clusterDir string) ([]process, error) {
 }
 
 // readPIDDir reads every NAME.pid file of dir. A process counts as running
-// only if its command line names clusterDir (see belongsTo).
+// only if its command line names clusterDir (see belongsTo). An empty file
+// is one kwokctl is still writing while the sandbox starts: it is left out.
 func readPIDDir(dir, clusterDir string) ([]process, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -66,7 +67,11 @@ func readPIDDir(dir, clusterDir string) ([]process, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read pid of %s: %w", name, err)
 		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+		text := strings.TrimSpace(string(raw))
+		if text == "" {
+			continue // kwokctl made the file and is writing it: not started yet
+		}
+		pid, err := strconv.Atoi(text)
 		if err != nil {
 			return nil, fmt.Errorf("parse pid of %s: %w", name, err)
 		}
