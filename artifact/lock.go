@@ -38,10 +38,14 @@ type PinOptions struct {
 
 // PinResult says what Pin recorded.
 type PinResult struct {
-	Lock    string   // the lock file written
-	Inputs  []Input  // every pinned input
-	Changed []string // inputs added, changed or dropped since the previous lock
+	Schema  string   `json:"schema"`  // PinSchema
+	Lock    string   `json:"lock"`    // the lock file written
+	Inputs  []Input  `json:"inputs"`  // every pinned input
+	Changed []string `json:"changed"` // inputs added, changed or dropped since the previous lock
 }
+
+// PinSchema versions the document of a PinResult.
+const PinSchema = "piceli.pin/v1"
 
 var platformRE = regexp.MustCompile(`^linux/(amd64|arm64|arm|386|ppc64le|s390x|riscv64)$`)
 
@@ -78,7 +82,7 @@ func Pin(ctx context.Context, specPath string, opts PinOptions) (*PinResult, err
 	if err := atomicfile.Write(s.Lock, append(data, '\n'), 0o644); err != nil {
 		return nil, err
 	}
-	res := &PinResult{Lock: s.Lock, Inputs: lock.Inputs}
+	res := &PinResult{Schema: PinSchema, Lock: s.Lock, Inputs: lock.Inputs, Changed: []string{}}
 	if old != nil {
 		for _, d := range compareInputs(old.Inputs, lock.Inputs) {
 			res.Changed = append(res.Changed, d.String())

@@ -57,6 +57,29 @@ func (v SecretVersion) Format(f fmt.State, _ rune) {
 	}
 }
 
+// SecretVersionSchema versions the document of a SecretVersion.
+const SecretVersionSchema = "piceli.secret-version/v1"
+
+// SecretVersionDoc is a SecretVersion's metadata as one versioned
+// document: its number, creation time, and key names with the
+// fingerprints of their sources. It has no field for a value.
+type SecretVersionDoc struct {
+	Schema  string      `json:"schema"` // SecretVersionSchema
+	Secret  string      `json:"secret"`
+	Number  int         `json:"number"`
+	Created time.Time   `json:"created"`
+	Keys    []SecretKey `json:"keys"` // sorted by Key
+}
+
+// Doc returns v's metadata as a versioned document, without its values.
+func (v *SecretVersion) Doc() SecretVersionDoc {
+	keys := v.Keys
+	if keys == nil {
+		keys = []SecretKey{}
+	}
+	return SecretVersionDoc{Schema: SecretVersionSchema, Secret: v.Secret, Number: v.Number, Created: v.Created, Keys: keys}
+}
+
 // versionOf is a store version as users read it.
 func versionOf(v *secret.Version) *SecretVersion {
 	out := &SecretVersion{Secret: v.Secret, Number: v.Number, Created: v.Created, values: v.Values()}

@@ -26,17 +26,45 @@ type StateChunk struct {
 	Size   int    `json:"size"`
 }
 
+// StatePulledSchema versions the document of a StatePulled.
+const StatePulledSchema = "piceli.state-pull/v1"
+
 // StatePulled says what State.Pull found.
 type StatePulled struct {
-	Generation int64 `json:"generation"` // the snapshot used; zero when there is none yet
-	Files      int   `json:"files"`      // files in it
-	Changed    int   `json:"changed"`    // state directory files written
+	Schema     string `json:"schema"`     // StatePulledSchema
+	Generation int64  `json:"generation"` // the snapshot used; zero when there is none yet
+	Files      int    `json:"files"`      // files in it
+	Changed    int    `json:"changed"`    // state directory files written
 	// Refused names what was wrong with a newer snapshot that was not
 	// used (a missing or damaged chunk), when the previous one was.
 	Refused string `json:"refused,omitempty"`
 	// Accepted is set when the pull took an older state than this machine
 	// had seen, as PullStateOptions.AcceptOlder asked.
 	Accepted *StateAccepted `json:"accepted,omitempty"`
+}
+
+// StateImportedSchema versions the document of a StateImported.
+const StateImportedSchema = "piceli.state-import/v1"
+
+// StateImported records a State.Import that succeeded: the release whose
+// state took the export, and the export file.
+type StateImported struct {
+	Schema  string `json:"schema"` // StateImportedSchema
+	Release string `json:"release"`
+	File    string `json:"file"`
+}
+
+// StateMigratedSchema versions the document of a StateMigrated.
+const StateMigratedSchema = "piceli.state-migrate/v1"
+
+// StateMigrated records a State.Migrate that succeeded: the release, the
+// mode its state moved to ("cluster" or "local"), and what Migrate says to
+// do next in the spec.
+type StateMigrated struct {
+	Schema  string `json:"schema"` // StateMigratedSchema
+	Release string `json:"release"`
+	To      string `json:"to"`
+	Next    string `json:"next"`
 }
 
 // StateAccepted is an older state accepted on purpose: the generation
@@ -61,7 +89,7 @@ func snapshotOf(s *state.Snapshot) *StateSnapshot {
 }
 
 func pulledOf(p *state.Pulled) *StatePulled {
-	out := &StatePulled{Generation: p.Generation, Files: p.Files, Changed: p.Changed, Refused: p.Refused}
+	out := &StatePulled{Schema: StatePulledSchema, Generation: p.Generation, Files: p.Files, Changed: p.Changed, Refused: p.Refused}
 	if a := p.Accepted; a != nil {
 		out.Accepted = &StateAccepted{Generation: a.Generation, Seen: a.Seen}
 	}

@@ -20,9 +20,9 @@ func newArtifactsCmd() *cobra.Command {
 }
 
 func newArtifactsPinCmd() *cobra.Command {
-	var specPath, platform string
+	var specPath, platform, output string
 	cmd := &cobra.Command{
-		Use:   "pin [--spec build.toml] [--platform linux/ARCH]",
+		Use:   "pin [--spec build.toml] [--platform linux/ARCH] [-o json]",
 		Short: "Record every input of a build in its lock file",
 		Long: `Record every input of the build spec in its lock file (build.lock).
 
@@ -37,9 +37,15 @@ Steps:
 The lock holds no absolute path of the project, so a copy elsewhere pins alike.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			res, err := artifact.Pin(cmd.Context(), specPath, artifact.PinOptions{Platform: platform})
 			if err != nil {
 				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, res)
 			}
 			for _, c := range res.Changed {
 				cmd.Println("changed:", c)
@@ -50,6 +56,7 @@ The lock holds no absolute path of the project, so a copy elsewhere pins alike.`
 	}
 	cmd.Flags().StringVar(&specPath, "spec", artifact.SpecFile, usageSpec)
 	cmd.Flags().StringVar(&platform, "platform", "", "build for linux/ARCH (default: the lock's, else this machine's architecture)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
@@ -78,7 +85,7 @@ The same pinned inputs give a byte-identical layout. No Docker is used.`,
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.build/v1", "build": res})
+				return writeJSON(cmd, res.Doc())
 			}
 			printBuild(cmd, res)
 			return nil
@@ -132,7 +139,7 @@ A missing or corrupt blob makes the command exit 2.`,
 				return err
 			}
 			if output == "json" {
-				if jerr := writeJSON(cmd, map[string]any{"schema": "piceli.inspect/v1", "inspect": rep}); jerr != nil {
+				if jerr := writeJSON(cmd, rep.Doc()); jerr != nil {
 					return jerr
 				}
 			} else {

@@ -43,7 +43,7 @@ Ctrl-C stops the tool's whole process group. Without the grant nothing runs.`,
 			}
 			rec, err := artifact.Import(cmd.Context(), args[0], f.opts)
 			if rec != nil && f.output == "json" {
-				if jerr := writeJSON(cmd, map[string]any{"schema": "piceli.import/v1", "receipt": rec, "receipt_file": rec.Path}); jerr != nil {
+				if jerr := writeJSON(cmd, artifact.ImportDocOf(rec)); jerr != nil {
 					return jerr
 				}
 			} else if rec != nil {

@@ -104,8 +104,7 @@ func (f *deployFlags) finish(cmd *cobra.Command) error {
 func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err error) error {
 	if res != nil {
 		if f.output == "json" {
-			if jerr := writeJSON(cmd, map[string]any{"schema": "piceli.deploy/v1", "id": res.ID, "status": res.Status, "plan": res.Plan,
-				"revision": res.Revision, "telemetry": res.Telemetry.String(), "deploy": res.State}); jerr != nil {
+			if jerr := writeJSON(cmd, res.Doc()); jerr != nil {
 				return jerr
 			}
 		} else {
@@ -183,7 +182,7 @@ Steps:
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.deploy-history/v1", "deploys": all})
+				return writeJSON(cmd, deploy.NewHistoryDoc(all))
 			}
 			for _, st := range all {
 				cmd.Printf("%s  %-17s %s  %s\n", st.ID, st.Status, st.Started.Local().Format(time.DateTime), stagesText(st))
@@ -216,7 +215,7 @@ Steps:
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.deploy/v1", "deploy": st})
+				return writeJSON(cmd, deploy.NewStateDoc(st))
 			}
 			writeDeploy(cmd, st)
 			return nil

@@ -90,7 +90,7 @@ Steps:
 				fs = []observe.Forward{}
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": observe.ForwardsSchema, "user": p.user, "forwards": fs})
+				return writeJSON(cmd, observe.NewForwardsDoc(p.user, fs))
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tLOCAL\tTARGET\tCONTEXT\tCLUSTER")

@@ -39,7 +39,7 @@ Steps:
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.observe-logs/v1", "pod": tail.Pod, "container": tail.Container, "truncated": tail.Truncated, "lines": tail.Lines})
+				return writeJSON(cmd, tail.Doc())
 			}
 			cmd.PrintErrf("pod %s, container %s\n", tail.Pod, tail.Container)
 			if len(tail.Lines) > 0 {

@@ -101,9 +101,9 @@ that is not annotated piceli.dev/prune: "allow".`
 }
 
 func newRegistryStatusCmd() *cobra.Command {
-	var dir string
+	var dir, output string
 	cmd := &cobra.Command{
-		Use:   "status [--dir .piceli-registry]",
+		Use:   "status [--dir .piceli-registry] [-o json]",
 		Short: "Show the in-cluster registry release's latest run",
 		Long: `Show how the in-cluster registry's release stands.
 
@@ -113,6 +113,9 @@ Steps:
      "piceli release run" does`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			f := specFlag{spec: filepath.Join(dir, "release.toml")}
 			r, err := f.open(cmd, release.Options{})
 			if err != nil {
@@ -122,10 +125,14 @@ Steps:
 			if err != nil {
 				return err
 			}
+			if output == "json" {
+				return writeJSON(cmd, rep)
+			}
 			printRunReport(cmd, rep, f.spec)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", ".piceli-registry", "directory of the registry's release")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }

@@ -11,9 +11,6 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
-// checksSchema versions the JSON document of release check.
-const checksSchema = "piceli.checks/v1"
-
 func newCheckCmd() *cobra.Command {
 	var f targetFlags
 	var output string
@@ -76,11 +73,7 @@ func failedIf(err error) error {
 // printChecks prints check results, as text or one JSON document.
 func printChecks(cmd *cobra.Command, output, name string, results []release.CheckResult) error {
 	if output == "json" {
-		passed := true
-		for _, c := range results {
-			passed = passed && c.Passed
-		}
-		return writeJSON(cmd, map[string]any{"schema": checksSchema, "release": name, "passed": passed, "checks": nonNil(results)})
+		return writeJSON(cmd, release.NewChecksDoc(name, results))
 	}
 	if len(results) == 0 {
 		cmd.Println("the spec declares no checks")
@@ -101,13 +94,6 @@ func checkText(c release.CheckResult) string {
 	s := fmt.Sprintf("FAILED  %s (%s) after %d attempt(s) in %s: %s", c.Name, c.Kind, c.Attempts, took, c.Error)
 	if ex := strings.TrimRight(c.Excerpt, "\n"); ex != "" {
 		s += "\n        " + strings.ReplaceAll(ex, "\n", "\n        ")
-	}
-	return s
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
 	}
 	return s
 }

@@ -40,7 +40,7 @@ No cluster is contacted.`,
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.gc/v1", "report": rep})
+				return writeJSON(cmd, release.NewGCDoc(rep))
 			}
 			cmd.Println(rep)
 			return nil

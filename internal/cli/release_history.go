@@ -38,7 +38,7 @@ Steps:
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.history/v1", "revisions": revs})
+				return writeJSON(cmd, release.NewHistoryDoc(revs))
 			}
 			printHistory(cmd, revs)
 			return nil

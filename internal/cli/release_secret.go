@@ -27,12 +27,13 @@ type secretShowFlags struct {
 	version  int
 	reveal   bool
 	toStdout bool
+	output   string
 }
 
 func newSecretShowCmd() *cobra.Command {
 	var f secretShowFlags
 	cmd := &cobra.Command{
-		Use:   "show NAME --spec release.toml [--version N] [--reveal [--stdout]]",
+		Use:   "show NAME --spec release.toml [--version N] [--reveal [--stdout] | -o json]",
 		Short: "Show a secret version's metadata; its values only when asked",
 		Long: `Show a version of a declared secret from the release's private store.
 
@@ -42,13 +43,25 @@ Steps:
   3. only with --reveal: print the values, to a terminal; to send them to a
      pipe or file, add --stdout as well
 
+With -o json it prints the metadata as one document (piceli.secret-version/v1):
+key names and fingerprints, never a value; -o json refuses --reveal.
+
 No cluster is contacted, unless [release] state = "cluster": then the state
 directory is brought up to date from it first.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(f.output); err != nil {
+				return err
+			}
+			if f.output == "json" && f.reveal {
+				return refusedf("-o json prints a secret version's metadata only: drop --reveal")
+			}
 			v, err := loadSecretVersion(cmd, f, args[0])
 			if err != nil {
 				return err
+			}
+			if f.output == "json" {
+				return writeJSON(cmd, v.Doc())
 			}
 			cmd.Println(v)
 			if !f.reveal {
@@ -61,6 +74,7 @@ directory is brought up to date from it first.`,
 	cmd.Flags().IntVar(&f.version, "version", 0, "version to show (default: the latest)")
 	cmd.Flags().BoolVar(&f.reveal, "reveal", false, "print the values too (to a terminal only, unless --stdout)")
 	cmd.Flags().BoolVar(&f.toStdout, "stdout", false, "with --reveal, print values even when stdout is not a terminal")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", usageOutput)
 	return cmd
 }
 

@@ -41,7 +41,7 @@ seconds while it waits for readiness.`,
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.stop-request/v1", "request": req})
+				return writeJSON(cmd, release.NewStopRequestDoc(req))
 			}
 			cmd.Printf("stop requested for run %s of %s, through the %s; it stops after its in-flight writes settle\n", req.Run, req.Holder, req.Through)
 			return nil

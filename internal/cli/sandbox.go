@@ -55,8 +55,9 @@ func newSandboxUpCmd() *cobra.Command {
 	var nodes int
 	var realNode, noLoadBalancer bool
 	var timeout time.Duration
+	var output string
 	cmd := &cobra.Command{
-		Use:   "up",
+		Use:   "up [-o json]",
 		Short: "Start the sandbox (idempotent) and print its kubeconfig and context",
 		Long: `Start a sandbox cluster on 127.0.0.1.
 
@@ -83,6 +84,9 @@ only pods tolerating it land there. Images come from ` + "`piceli sandbox load`"
 (nothing can be pulled); there is no kube-proxy and no cluster DNS.`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			if nodes < 0 || (nodes == 0 && !realNode) {
 				return refusedf("--nodes %d: want at least 1 (or 0 with --real-node)", nodes)
 			}
@@ -104,10 +108,14 @@ only pods tolerating it land there. Images come from ` + "`piceli sandbox load`"
 			if err != nil {
 				return refusedIf(err, sandbox.ErrRealNodeUnavailable)
 			}
+			if output == "json" {
+				return writeJSON(cmd, info.Doc())
+			}
 			printSandboxInfo(cmd.OutOrStdout(), info)
 			return nil
 		},
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	f.register(cmd)
 	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", "tools/sandbox directory to build missing binaries from (default: found upwards from the working directory)")
 	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes, each with address 127.0.0.1 and room for 1000 pods (default 0 with --real-node)")

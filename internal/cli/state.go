@@ -54,7 +54,7 @@ Nothing is written.`,
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.state/v1", "state": info})
+				return writeJSON(cmd, release.NewStateInfoDoc(info))
 			}
 			printState(cmd, info)
 			return nil
@@ -90,8 +90,9 @@ func printState(cmd *cobra.Command, info *release.StateInfo) {
 func newStatePullCmd() *cobra.Command {
 	var f targetFlags
 	var acceptOlder int64
+	var output string
 	cmd := &cobra.Command{
-		Use:   "pull --spec release.toml [--accept-older GENERATION]",
+		Use:   "pull --spec release.toml [--accept-older GENERATION] [-o json]",
 		Short: "Bring the state directory up to date from the cluster",
 		Long: `Bring the state directory (the cache) up to date from the cluster.
 
@@ -109,6 +110,9 @@ Steps:
      yet are kept; a journal this machine appended to is kept`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
@@ -127,11 +131,15 @@ Steps:
 			if got.Refused != "" {
 				cmd.PrintErrf("refused a torn snapshot: %s\n", got.Refused)
 			}
+			if output == "json" {
+				return writeJSON(cmd, got)
+			}
 			cmd.Printf("pulled generation %d: %d files, %d changed\n", got.Generation, got.Files, got.Changed)
 			return nil
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	cmd.Flags().Int64Var(&acceptOlder, "accept-older", 0, "accept the cluster's state although it is older than what this machine has seen: exactly this generation (0: no state)")
 	return cmd
 }
@@ -161,7 +169,7 @@ plans, applies or pushes state has its own key; readers need none.`,
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd, map[string]any{"schema": "piceli.state-key/v1", "key": k})
+				return writeJSON(cmd, release.NewStateKeyDoc(k))
 			}
 			if k.Created {
 				cmd.PrintErrf("created this machine's state signing key %s\n", k.File)
@@ -240,8 +248,9 @@ Steps:
 func newStateImportCmd() *cobra.Command {
 	var f targetFlags
 	var pass passphraseFlag
+	var output string
 	cmd := &cobra.Command{
-		Use:   "import FILE --spec release.toml --passphrase-file FILE",
+		Use:   "import FILE --spec release.toml --passphrase-file FILE [-o json]",
 		Short: "Merge an encrypted export into the state",
 		Long: `Merge a file written by "piceli state export" into the release's state.
 
@@ -253,6 +262,9 @@ Steps:
      state = "cluster" push it under the release's Lease`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			phrase, err := pass.read()
 			if err != nil {
 				return err
@@ -269,20 +281,24 @@ Steps:
 			if err := r.State().Import(cmd.Context(), in, phrase); err != nil {
 				return err
 			}
+			if output == "json" {
+				return writeJSON(cmd, release.StateImported{Schema: release.StateImportedSchema, Release: r.Name(), File: args[0]})
+			}
 			cmd.Printf("imported %s into the state of %s\n", args[0], r.Name())
 			return nil
 		},
 	}
 	f.register(cmd)
 	pass.register(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
 func newStateMigrateCmd() *cobra.Command {
 	var f targetFlags
-	var to string
+	var to, output string
 	cmd := &cobra.Command{
-		Use:   "migrate --spec release.toml --to cluster|local",
+		Use:   "migrate --spec release.toml --to cluster|local [-o json]",
 		Short: "Move the release's state between the cluster and state_dir",
 		Long: `Move the release's state between modes.
 
@@ -294,6 +310,9 @@ Steps:
   3. say how to set [release] state in the spec (it is not edited)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
@@ -302,11 +321,15 @@ Steps:
 			if err != nil {
 				return err
 			}
+			if output == "json" {
+				return writeJSON(cmd, release.StateMigrated{Schema: release.StateMigratedSchema, Release: r.Name(), To: to, Next: next})
+			}
 			cmd.Printf("moved the state of %s to %s; %s\n", r.Name(), to, next)
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&to, "to", "", "cluster or local (required)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }

@@ -15,20 +15,32 @@ import (
 
 // Info describes a running sandbox and how to reach it.
 type Info struct {
-	Name       string
-	Kubeconfig string   // self-contained kubeconfig file
-	Context    string   // its only context, kwok-<name>
-	Server     string   // API server URL, always on 127.0.0.1
-	Nodes      []string // fake nodes, all Ready
+	Name       string   `json:"name"`
+	Kubeconfig string   `json:"kubeconfig"` // self-contained kubeconfig file
+	Context    string   `json:"context"`    // its only context, kwok-<name>
+	Server     string   `json:"server"`     // API server URL, always on 127.0.0.1
+	Nodes      []string `json:"nodes"`      // fake nodes, all Ready
 	// RealNode is RealNodeName, Ready, when the sandbox has a real node
 	// (Options.RealNode), else "".
-	RealNode string
+	RealNode string `json:"realNode,omitempty"`
 	// Containerd is the address of the real node's containerd ("unix://"
 	// and its socket, namespace k8s.io), where its images are imported;
 	// "" without a real node.
-	Containerd string
-	Reused     bool // it was already running and healthy; nothing was started
+	Containerd string `json:"containerd,omitempty"`
+	Reused     bool   `json:"reused"` // it was already running and healthy; nothing was started
 }
+
+// InfoSchema versions the document of an Info.
+const InfoSchema = "piceli.sandbox/v1"
+
+// InfoDoc is an Info as one versioned document ("sandbox up -o json").
+type InfoDoc struct {
+	Schema string `json:"schema"` // InfoSchema
+	Info
+}
+
+// Doc returns i as a versioned document.
+func (i Info) Doc() InfoDoc { return InfoDoc{Schema: InfoSchema, Info: i} }
 
 // Up starts the sandbox unless it is already running and healthy, builds
 // missing binaries when a tools directory is found, creates the fake nodes,
