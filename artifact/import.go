@@ -75,6 +75,9 @@ type RegistryOptions struct {
 	Context    string
 	Namespace  string
 	AllowExec  bool
+	// Tag, when set, also tags each pushed manifest in its repository
+	// (pushes are by digest; the tag is a name beside it).
+	Tag string
 }
 
 func refusedf(format string, args ...any) error { return refusal.Errorf(format, args...) }

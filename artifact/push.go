@@ -22,6 +22,9 @@ import (
 func (d *delivery) planRegistry() error {
 	o := d.opts.Registry
 	t := ReceiptTarget{Kind: TargetRegistry, Address: o.Address, Auth: o.Username != ""}
+	if _, err := name.NewTag("piceli/tag:"+o.Tag, name.StrictValidation); o.Tag != "" && err != nil {
+		return refusedf("registry tag %q: not a valid tag", o.Tag)
+	}
 	switch {
 	case o.Address != "" && o.ViaForward != "":
 		return refusedf("import to registry: give a registry address or a port-forward to one, not both")
@@ -135,7 +138,15 @@ func (d *delivery) pushImage(c chosen, reg name.Registry, opts []remote.Option, 
 		}
 	}
 	fmt.Fprintf(d.log, "pushing %s\n", ref)
-	return remote.Write(ref, img, opts...)
+	if err := remote.Write(ref, img, opts...); err != nil {
+		return err
+	}
+	if d.opts.Registry.Tag == "" {
+		return nil
+	}
+	tag := repo.Tag(d.opts.Registry.Tag)
+	fmt.Fprintf(d.log, "tagging %s\n", tag)
+	return remote.Tag(tag, img, opts...)
 }
 
 // loopbackSafeTransport is ggcr's default transport without proxies: a

@@ -59,6 +59,9 @@ func TestImportsPointOneWay(t *testing.T) {
 		{pkg: "internal/apply", denied: []string{"internal/secret", "internal/compose", "internal/check", "internal/access", "release", "app"}},
 		{pkg: "internal/status", denied: []string{"internal/kube", "internal/access", "release"}},
 		{pkg: "release", denied: []string{"internal/cli"}},
+		// Publishing writes and reads artifacts; CI and the controller share
+		// it, so it never drives a release, the engine or a cluster.
+		{pkg: "publish", denied: []string{"release", "internal/cli", "internal/apply", "internal/plan", "internal/kube", "internal/compose"}},
 	}
 	for _, r := range rules {
 		deps, ok := m[r.pkg]

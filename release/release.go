@@ -24,6 +24,14 @@ type Options struct {
 	// $PICELI_STATE_KEY_FILE or <user config dir>/piceli/state-signing.key.
 	// Reading shared state needs no key.
 	StateKeyFile string
+	// Artifact, when set, is a published release (package publish) used
+	// instead of the spec's composition: an OCI layout directory or
+	// oci://HOST[:PORT]/REPO@sha256:DIGEST (a tag is refused). Its objects,
+	// components and secret declarations are those the composition gave
+	// when it was published, so a plan from it equals a plan from the
+	// source; the spec still gives the target, state and policies, and
+	// must name the artifact's release and namespace.
+	Artifact string
 
 	// wrapTransport wraps every request to the target: tests count them.
 	wrapTransport func(http.RoundTripper) http.RoundTripper

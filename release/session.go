@@ -50,6 +50,9 @@ func (r *Release) open(ctx context.Context) (*session, error) {
 // load loads and renders the composition, without a cluster. Every failure
 // is bad input, refused before anything changes.
 func (r *Release) load(ctx context.Context) (*session, error) {
+	if r.opts.Artifact != "" {
+		return r.loadArtifact(ctx)
+	}
 	sp, err := r.composedSpec()
 	if err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ var localOnly = map[string]string{
 	"init":                   "writes a new project",
 	"observe forward-delete": "edits a preferences file",
 	"observe forward-list":   "reads a preferences file",
+	"publish":                "renders, then writes an OCI layout or pushes to a registry",
 	"registry status":        "reads the registry release's local state",
 	"release archive":        "reads the state directory",
 	"release gc":             "prunes the state directory",
@@ -38,6 +39,7 @@ var localOnly = map[string]string{
 // has wherever it appears.
 var oneText = map[string]string{
 	"allow-exec": usageAllowExec,
+	"artifact":   usageArtifact,
 	"kubeconfig": usageKubeconfig,
 	"context":    usageContext,
 	"spec":       usageSpec,

@@ -130,7 +130,7 @@ func planFirst(cmd *cobra.Command, f applyFlags, planOf func(*release.Release, r
 	if err != nil {
 		return err
 	}
-	next := approveCommand(f.spec, p, to)
+	next := f.approveHint(p, to)
 	if err := printPlan(cmd, f.output, p, next, false); err != nil {
 		return err
 	}

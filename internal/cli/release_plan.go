@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ type planFlags struct {
 	output       string
 	allowReplace bool
 	parallel     int
+	artifact     string
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -23,6 +25,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", usageOutput)
 	cmd.Flags().BoolVar(&f.allowReplace, "allow-replace", false, "plan delete-and-create for immutable field changes instead of refusing them")
 	cmd.Flags().IntVar(&f.parallel, "parallel", 0, "requests in flight at once: dry-runs when planning, writes within a wave when applying (0: 16)")
+	cmd.Flags().StringVar(&f.artifact, "artifact", "", usageArtifact)
 }
 
 // open checks the output format and opens the release.
@@ -33,7 +36,19 @@ func (f *planFlags) open(cmd *cobra.Command, opts release.Options) (*release.Rel
 	if f.parallel < 0 {
 		return nil, refusedf("--parallel %d: want a positive number of requests, or 0 for the default", f.parallel)
 	}
+	opts.Artifact = f.artifact
 	return f.targetFlags.open(cmd, opts)
+}
+
+// approveHint is approveCommand for a release opened with these flags: it
+// names the artifact planned from, if any.
+func (f *planFlags) approveHint(p *plan.Plan, to int) string {
+	next := approveCommand(f.spec, p, to)
+	if f.artifact == "" {
+		return next
+	}
+	a := strings.TrimPrefix(specArg(f.artifact), " --spec ") // quoted as --spec is
+	return strings.Replace(next, " --approve ", " --artifact "+a+" --approve ", 1)
 }
 
 func newPlanCmd() *cobra.Command {
@@ -68,7 +83,7 @@ Nothing is written to the cluster. Approve the plan with
 			if err != nil {
 				return err
 			}
-			return printPlan(cmd, f.output, p, approveCommand(f.spec, p, 0), showUnchanged)
+			return printPlan(cmd, f.output, p, f.approveHint(p, 0), showUnchanged)
 		},
 	}
 	f.register(cmd)
