@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -18,11 +19,14 @@ import (
 	"github.com/pynenc/piceli/refusal"
 )
 
+// validTag is a tag as the distribution spec allows it.
+var validTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+
 // planRegistry checks the registry options and sets the push runner.
 func (d *delivery) planRegistry() error {
 	o := d.opts.Registry
 	t := ReceiptTarget{Kind: TargetRegistry, Address: o.Address, Auth: o.Username != ""}
-	if _, err := name.NewTag("piceli/tag:"+o.Tag, name.StrictValidation); o.Tag != "" && err != nil {
+	if o.Tag != "" && !validTag.MatchString(o.Tag) {
 		return refusedf("registry tag %q: not a valid tag", o.Tag)
 	}
 	switch {
