@@ -16,6 +16,7 @@ var localOnly = map[string]string{
 	"artifacts build":        "builds from pinned files",
 	"artifacts inspect":      "reads an OCI layout",
 	"artifacts pin":          "hashes local inputs",
+	"chart export":           "renders, then writes a chart",
 	"deploy history":         "reads the state directory's deploy records",
 	"deploy show":            "reads the state directory's deploy records",
 	"import yaml":            "reads manifest files",

@@ -188,3 +188,41 @@ func TestPublishRefusesBadInput(t *testing.T) {
 		})
 	}
 }
+
+// chart export writes a chart of the release; it refuses a directory that
+// holds other files (exit 2, nothing written) and needs --out.
+func TestChartExportRefusesBadInput(t *testing.T) {
+	spec := publishSpec(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: \"1\"\n"})
+	busy := t.TempDir()
+	writeFiles(t, busy, map[string]string{"notes.txt": "mine"})
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a directory holding other files", []string{"--out", busy}, "notes.txt"},
+		{"no --out", nil, "--out DIR"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, append([]string{"chart", "export", "--spec", spec}, tc.args...)...)
+			if res.code != ExitRefused || !strings.Contains(res.stderr, tc.want) {
+				t.Errorf("chart export: exit %d, want %d naming %q\n%s", res.code, ExitRefused, tc.want, res.stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(busy, "Chart.yaml")); err == nil {
+		t.Error("chart export wrote into a directory it refused")
+	}
+	out := filepath.Join(t.TempDir(), "chart")
+	res := run(t, "chart", "export", "--spec", spec, "--out", out, "-o", "json")
+	var doc struct {
+		Schema string
+		Files  []string
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &doc); res.code != ExitOK || err != nil || doc.Schema != "piceli.chart/v1" {
+		t.Fatalf("chart export -o json: exit %d, %v, schema %q\n%s", res.code, err, doc.Schema, res.stderr)
+	}
+	if want := []string{"Chart.yaml", "templates/000-configmap-shop-settings.yaml", "values.schema.json", "values.yaml"}; strings.Join(doc.Files, " ") != strings.Join(want, " ") {
+		t.Errorf("chart export files %v, want %v", doc.Files, want)
+	}
+}
