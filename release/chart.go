@@ -93,4 +93,3 @@ func writeChart(dir string, files map[string][]byte) (*ChartExport, error) {
 	sort.Strings(out.Files)
 	return out, nil
 }
-
