@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/pynenc/piceli/object"
 	"github.com/pynenc/piceli/plan"
@@ -112,5 +115,81 @@ func TestWriteMarkdownGolden(t *testing.T) {
 				t.Errorf("%s (-want +got):\n%s", path, diff)
 			}
 		})
+	}
+}
+
+// A plan of 5,000 objects, each with long changed values, stays under
+// GitHub's 65,536 characters: whole rows only, every table well formed,
+// the rows written and the "… N more objects" line adding up to every
+// changed object, and the approval written last.
+func TestWriteMarkdownStaysUnderTheCommentLimit(t *testing.T) {
+	p := &plan.Plan{Schema: plan.Schema, Hash: reviewHash, Release: plan.Release{Name: "big"}, Target: plan.Target{Namespace: "big"}}
+	w := plan.Wave{Stage: plan.StageConfig}
+	long := strings.Repeat("v", 300)
+	for i := range 5000 {
+		ch := []plan.Change{{Path: "data.a", Kind: plan.Changed, From: long, To: long + "w"}, {Path: "data.b", Kind: plan.Added, To: long}}
+		p.Steps = append(p.Steps, plan.Step{Ref: object.Ref{Kind: "ConfigMap", Namespace: "big", Name: fmt.Sprintf("config-%04d", i)}, Stage: plan.StageConfig, Action: plan.Update, Changes: ch})
+		w.Nodes = append(w.Nodes, i)
+	}
+	p.Waves = []plan.Wave{w}
+	var b bytes.Buffer
+	if err := p.WriteMarkdown(&b, plan.MarkdownOptions{Next: approveLine}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > plan.MarkdownLimit {
+		t.Errorf("the document is %d bytes, want at most %d", b.Len(), plan.MarkdownLimit)
+	}
+	doc := gfm().Parser().Parse(text.NewReader(b.Bytes()))
+	tables := tablesOf(doc)
+	if len(tables) != 2 {
+		t.Fatalf("%d tables, want the counts and the wave's objects", len(tables))
+	}
+	rows := rowsOf(tables[1])
+	for i, r := range rows {
+		if len(r) != 3 || !strings.HasPrefix(reads(t, r[1], b.Bytes()), "ConfigMap/big/config-") {
+			t.Fatalf("row %d is not a whole object row: %d cells", i, len(r))
+		}
+	}
+	m := regexp.MustCompile(`\*\*… (\d+) more objects not shown\*\*`).FindSubmatch(b.Bytes())
+	if m == nil || len(rows)+atoi(t, string(m[1])) != 5000 {
+		t.Errorf("%d rows written and the omitted line %q, want them to add up to 5000", len(rows), m)
+	}
+	if !strings.HasSuffix(b.String(), "```sh\n"+approveLine+"\n```\n") {
+		t.Errorf("the document does not end with the approve command:\n…%s", b.String()[b.Len()-300:])
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A Secret's changed fields show by path only: even a change that holds
+// values and is not marked hidden (a plan made by other code) prints
+// none of them.
+func TestWriteMarkdownNeverPrintsASecretValue(t *testing.T) {
+	p := hostilePlan("x")
+	p.Steps[0].Ref = object.Ref{Kind: "Secret", Namespace: "shop", Name: "db"}
+	p.Steps[0].Changes = []plan.Change{
+		{Path: "data.password", Kind: plan.Changed, From: "b2xkLXZhbHVl", To: "bmV3LXZhbHVl"},
+		{Path: "stringData.token", Kind: plan.Added, To: "plain-token"},
+	}
+	var b bytes.Buffer
+	if err := p.WriteMarkdown(&b, plan.MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"b2xkLXZhbHVl", "bmV3LXZhbHVl", "plain-token"} {
+		if strings.Contains(b.String(), v) {
+			t.Errorf("the comment holds the Secret value %q:\n%s", v, b.String())
+		}
+	}
+	for _, key := range []string{"`data.password` changed (value hidden)", "`stringData.token` added (value hidden)"} {
+		if !strings.Contains(b.String(), key) {
+			t.Errorf("the comment does not name the key: no %q in\n%s", key, b.String())
+		}
 	}
 }
