@@ -44,6 +44,7 @@ func (p *Plan) WriteMarkdown(w io.Writer, opts MarkdownOptions) error {
 	}
 	head, tail := p.mdHead(), p.mdTail(opts.Next)
 	body := newMDBody(limit - len(head) - len(tail) - mdOmittedReserve)
+	p.mdCounts(body)
 	p.mdBlocked(body)
 	p.mdWaves(body)
 	p.mdNotes(body)
@@ -60,7 +61,6 @@ func (p *Plan) mdHead() string {
 	if len(p.Namespaces) > 0 {
 		fmt.Fprintf(&b, "Writes to namespaces %s.\n", codeList(p.Namespaces))
 	}
-	b.WriteString(p.mdCounts())
 	if blocked := p.Blocked(); len(blocked) > 0 {
 		fmt.Fprintf(&b, "\n> [!CAUTION]\n> **This plan cannot be applied: %d step(s) blocked**, listed below with why.\n", len(blocked))
 	}
@@ -71,8 +71,8 @@ func (p *Plan) mdHead() string {
 var mdActions = []Action{Create, Update, Adopt, Replace, Delete, NoOp}
 
 // mdCounts is the table of steps per wave and action, with only the
-// actions the plan has; empty for a plan without steps.
-func (p *Plan) mdCounts() string {
+// actions the plan has, and a total row; nothing for a plan without steps.
+func (p *Plan) mdCounts(body *mdBody) {
 	total := p.Counts()
 	var cols []Action
 	for _, a := range mdActions {
@@ -81,21 +81,28 @@ func (p *Plan) mdCounts() string {
 		}
 	}
 	if len(cols) == 0 {
-		return ""
+		return
 	}
-	var b strings.Builder
-	b.WriteString("\n| wave | stage |")
+	header := "| wave | stage |"
 	for _, a := range cols {
-		fmt.Fprintf(&b, " %s |", mdLabel(a))
+		header += " " + mdLabel(a) + " |"
 	}
-	b.WriteString("\n| ---: | --- |" + strings.Repeat(" ---: |", len(cols)) + "\n")
+	header += "\n| ---: | --- |" + strings.Repeat(" ---: |", len(cols)) + "\n"
+	var rows []string
 	for n, wv := range p.Waves {
-		c := p.waveCounts(wv)
-		fmt.Fprintf(&b, "| %d | %s |%s\n", n+1, code(string(wv.Stage)), countCells(c, cols))
+		if n == mdMaxWaveRows {
+			rows = append(rows, fmt.Sprintf("| … | %d more waves |%s\n", len(p.Waves)-n, strings.Repeat(" |", len(cols))))
+			break
+		}
+		rows = append(rows, fmt.Sprintf("| %d | %s |%s\n", n+1, code(string(wv.Stage)), countCells(p.waveCounts(wv), cols)))
 	}
-	fmt.Fprintf(&b, "| | **total** |%s\n", countCells(total, cols))
-	return b.String()
+	body.table("\n", header, rows, fmt.Sprintf("| | **total** |%s\n", countCells(total, cols)), "wave")
 }
+
+// mdMaxWaveRows is how many waves the counts table lists; a plan of more
+// (a long chain of dependencies) counts the rest in one row, so that its
+// objects still fit in a comment.
+const mdMaxWaveRows = 30
 
 // mdLabel names an action's column.
 func mdLabel(a Action) string {

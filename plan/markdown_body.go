@@ -16,7 +16,7 @@ type mdBody struct {
 	b       strings.Builder
 	budget  int            // bytes left
 	full    bool           // a row did not fit: write nothing more
-	omitted map[string]int // rows not written, per noun ("object", "note")
+	omitted map[string]int // rows not written, per noun ("wave", "object", "note")
 }
 
 func newMDBody(budget int) *mdBody {
@@ -64,7 +64,7 @@ func (m *mdBody) String() string {
 		return m.b.String()
 	}
 	var parts []string
-	for _, noun := range []string{"object", "note"} {
+	for _, noun := range []string{"wave", "object", "note"} {
 		if n := m.omitted[noun]; n == 1 {
 			parts = append(parts, "1 more "+noun)
 		} else if n > 1 {

@@ -119,44 +119,64 @@ func TestWriteMarkdownGolden(t *testing.T) {
 }
 
 // A plan of 5,000 objects, each with long changed values, stays under
-// GitHub's 65,536 characters: whole rows only, every table well formed,
-// the rows written and the "… N more objects" line adding up to every
-// changed object, and the approval written last.
+// GitHub's 65,536 characters, in one wave or in 5,000: whole rows only,
+// every table well formed, the object rows written and the "… N more
+// objects" count adding up to 5,000, and the approval written last.
 func TestWriteMarkdownStaysUnderTheCommentLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		perWave int
+	}{
+		{"5,000 objects in one wave", 5000},
+		{"5,000 waves of one object", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := bigPlan(5000, tc.perWave).WriteMarkdown(&b, plan.MarkdownOptions{Next: approveLine}); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d bytes", b.Len())
+			if b.Len() > plan.MarkdownLimit {
+				t.Errorf("the document is %d bytes, want at most %d", b.Len(), plan.MarkdownLimit)
+			}
+			shown := 0
+			for _, table := range tablesOf(gfm().Parser().Parse(text.NewReader(b.Bytes()))) {
+				rows := rowsOf(table)
+				for i, r := range rows {
+					if len(r) != len(rows[0]) {
+						t.Fatalf("row %d of a table has %d cells, the first %d", i, len(r), len(rows[0]))
+					}
+				}
+				if reads(t, table.FirstChild().FirstChild(), b.Bytes()) == "action" {
+					shown += len(rows)
+				}
+			}
+			m := regexp.MustCompile(`\*\*… (?:\d+ more waves and )?(\d+) more objects not shown\*\*`).FindSubmatch(b.Bytes())
+			if m == nil || shown == 0 || shown+atoi(t, string(m[1])) != 5000 {
+				t.Errorf("%d object rows written and the omitted line %q, want some, and them to add up to 5000", shown, m)
+			}
+			t.Logf("%d object rows, then %s", shown, m[0])
+			if !strings.HasSuffix(b.String(), "```sh\n"+approveLine+"\n```\n") {
+				t.Errorf("the document does not end with the approve command:\n…%s", b.String()[b.Len()-300:])
+			}
+		})
+	}
+}
+
+// bigPlan is n ConfigMap updates with long values, perWave to a wave.
+func bigPlan(n, perWave int) *plan.Plan {
 	p := &plan.Plan{Schema: plan.Schema, Hash: reviewHash, Release: plan.Release{Name: "big"}, Target: plan.Target{Namespace: "big"}}
-	w := plan.Wave{Stage: plan.StageConfig}
 	long := strings.Repeat("v", 300)
-	for i := range 5000 {
+	for i := range n {
 		ch := []plan.Change{{Path: "data.a", Kind: plan.Changed, From: long, To: long + "w"}, {Path: "data.b", Kind: plan.Added, To: long}}
 		p.Steps = append(p.Steps, plan.Step{Ref: object.Ref{Kind: "ConfigMap", Namespace: "big", Name: fmt.Sprintf("config-%04d", i)}, Stage: plan.StageConfig, Action: plan.Update, Changes: ch})
+		if i%perWave == 0 {
+			p.Waves = append(p.Waves, plan.Wave{Stage: plan.StageConfig})
+		}
+		w := &p.Waves[len(p.Waves)-1]
 		w.Nodes = append(w.Nodes, i)
 	}
-	p.Waves = []plan.Wave{w}
-	var b bytes.Buffer
-	if err := p.WriteMarkdown(&b, plan.MarkdownOptions{Next: approveLine}); err != nil {
-		t.Fatal(err)
-	}
-	if b.Len() > plan.MarkdownLimit {
-		t.Errorf("the document is %d bytes, want at most %d", b.Len(), plan.MarkdownLimit)
-	}
-	doc := gfm().Parser().Parse(text.NewReader(b.Bytes()))
-	tables := tablesOf(doc)
-	if len(tables) != 2 {
-		t.Fatalf("%d tables, want the counts and the wave's objects", len(tables))
-	}
-	rows := rowsOf(tables[1])
-	for i, r := range rows {
-		if len(r) != 3 || !strings.HasPrefix(reads(t, r[1], b.Bytes()), "ConfigMap/big/config-") {
-			t.Fatalf("row %d is not a whole object row: %d cells", i, len(r))
-		}
-	}
-	m := regexp.MustCompile(`\*\*… (\d+) more objects not shown\*\*`).FindSubmatch(b.Bytes())
-	if m == nil || len(rows)+atoi(t, string(m[1])) != 5000 {
-		t.Errorf("%d rows written and the omitted line %q, want them to add up to 5000", len(rows), m)
-	}
-	if !strings.HasSuffix(b.String(), "```sh\n"+approveLine+"\n```\n") {
-		t.Errorf("the document does not end with the approve command:\n…%s", b.String()[b.Len()-300:])
-	}
+	return p
 }
 
 func atoi(t *testing.T, s string) int {
