@@ -165,43 +165,57 @@ func (p *Plan) mdTail(next string) string {
 	return b.String()
 }
 
-// mdWaves lists each wave's objects that are not quiet, one table per
-// wave, and counts the quiet ones.
+// mdWaves lists each wave's objects that are not quiet, in a table per
+// wave, and counts the quiet ones. A wave with more than mdFoldRows
+// objects that have no field to show (creates, deletes) lists the others
+// first and folds those in <details>, so no long list hides a change.
 func (p *Plan) mdWaves(body *mdBody) {
 	for n, wv := range p.Waves {
-		var rows []string
-		quietCount := 0
-		for _, i := range wv.Nodes {
-			if s := p.Steps[i]; quiet(s) {
-				quietCount++
-			} else {
-				rows = append(rows, stepRow(s))
-			}
-		}
-		if len(rows) == 0 {
+		all, detailed, bare, quietCount := p.waveRows(wv)
+		if len(all) == 0 {
 			continue
 		}
-		heading, footer := waveFrame(n, wv, len(rows), quietCount)
-		body.table(heading, "| action | object | changed fields |\n| --- | --- | --- |\n", rows, footer, "object")
+		heading := fmt.Sprintf("\n#### Wave %d: %s\n\n", n+1, code(string(wv.Stage)))
+		footer := ""
+		if quietCount > 0 {
+			footer = fmt.Sprintf("\nand %d unchanged.\n", quietCount)
+		}
+		if len(bare) <= mdFoldRows {
+			body.table(heading, mdStepHeader, all, footer, "object")
+			continue
+		}
+		if len(detailed) > 0 {
+			body.table(heading, mdStepHeader, detailed, "", "object")
+			heading = ""
+		}
+		heading += fmt.Sprintf("\n<details><summary>%d objects without changed fields</summary>\n\n", len(bare))
+		body.table(heading, mdStepHeader, bare, "\n</details>\n"+footer, "object")
 	}
 }
 
-// mdFoldRows is how many objects a wave lists before its table is folded.
+// mdStepHeader heads a wave's table.
+const mdStepHeader = "| action | object | changed fields |\n| --- | --- | --- |\n"
+
+// mdFoldRows is how many objects without changed fields a wave lists
+// before it folds them.
 const mdFoldRows = 20
 
-// waveFrame is what comes before and after a wave's table: its heading,
-// the count of its unchanged objects, and a <details> block around the
-// table when it lists more than mdFoldRows objects.
-func waveFrame(n int, wv Wave, rows, quiet int) (heading, footer string) {
-	heading = fmt.Sprintf("\n#### Wave %d: %s\n\n", n+1, code(string(wv.Stage)))
-	if quiet > 0 {
-		footer = fmt.Sprintf("\nand %d unchanged.\n", quiet)
+// waveRows returns a wave's rows: all that are not quiet, in step order,
+// and split into those with something to show (changed fields, conflicts,
+// a block) and the bare rest; and how many are quiet.
+func (p *Plan) waveRows(wv Wave) (all, detailed, bare []string, quietCount int) {
+	for _, i := range wv.Nodes {
+		s := p.Steps[i]
+		switch row := stepRow(s); {
+		case quiet(s):
+			quietCount++
+		case len(s.Changes) > 0 || len(s.Conflicts) > 0 || s.Blocked != "":
+			all, detailed = append(all, row), append(detailed, row)
+		default:
+			all, bare = append(all, row), append(bare, row)
+		}
 	}
-	if rows > mdFoldRows {
-		heading += fmt.Sprintf("<details><summary>%d objects</summary>\n\n", rows)
-		footer = "\n</details>\n" + footer
-	}
-	return heading, footer
+	return all, detailed, bare, quietCount
 }
 
 // mdNotes lists the objects the plan keeps, those apply does not wait
