@@ -22,7 +22,7 @@ type MarkdownOptions struct {
 	Next string
 	// Limit bounds the document's size in bytes; 0 means MarkdownLimit.
 	// Rows that do not fit are counted in one "… N more objects" line;
-	// the title, the counts and the approval are always written.
+	// the title, the summary line and the approval are always written.
 	Limit int
 }
 
@@ -52,8 +52,8 @@ func (p *Plan) WriteMarkdown(w io.Writer, opts MarkdownOptions) error {
 	return err
 }
 
-// mdHead is the title, the summary, the counts per wave and what blocks
-// the plan.
+// mdHead is the title, the summary, the namespaces written to and
+// whether anything blocks the plan.
 func (p *Plan) mdHead() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Piceli plan for release %s\n\n", code(p.Release.Name))
