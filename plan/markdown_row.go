@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Bounds of one object's row in Markdown, so that no single object can
@@ -69,6 +70,9 @@ func changeMD(c Change, secret bool) string {
 // characters; graphicJSON escapes the rest that could mislead or break
 // Markdown.
 func value(v any) string {
+	if s, ok := v.(string); ok {
+		v = cut(s, mdMaxValue) // the JSON is cut again; this spares encoding a long string
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a code span shows < and & as they are
@@ -80,11 +84,17 @@ func value(v any) string {
 
 // cut shortens s to max runes, ending it with "…" when it was longer.
 func cut(s string, max int) string {
-	r := []rune(s)
-	if len(r) <= max {
-		return s
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			if utf8.RuneCountInString(s[i:]) <= 1 {
+				return s
+			}
+			return s[:i] + "…"
+		}
+		n++
 	}
-	return string(r[:max-1]) + "…"
+	return s
 }
 
 // codeList is strings as code spans, separated by commas.
