@@ -13,7 +13,6 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
-
 func newAccessCmd() *cobra.Command {
 	var f targetFlags
 	var output string
@@ -134,4 +133,3 @@ func localURL(e release.AccessEvent) string {
 	}
 	return e.Local.String()
 }
-
