@@ -64,8 +64,8 @@ SERVICE:PORTNAME=LOCAL, once per port. Nothing is written to the cluster.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringSliceVar(&only, "only", nil, "forward only these Services (repeat or comma-separate)")
-	cmd.Flags().StringArrayVar(&ports, "port", nil, "local port for a Service port: NAME=LOCAL (repeatable)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, usageOnly+"Services are forwarded (repeat or comma-separate)")
+	cmd.Flags().StringArrayVar(&ports, "port", nil, usagePort+", per Service port: NAME=LOCAL (repeat)")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }

@@ -51,6 +51,6 @@ Render never contacts a cluster, and the same inputs give byte-identical output.
 	}
 	sf.register(cmd)
 	cmd.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml or json")
-	cmd.Flags().StringVar(&out, "out", "", "write one file per object into this directory")
+	cmd.Flags().StringVar(&out, "out", "", usageOutDir+"one file per object into")
 	return cmd
 }
