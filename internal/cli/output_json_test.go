@@ -153,27 +153,6 @@ func TestClusterCommandsJSON(t *testing.T) {
 	})
 }
 
-// The CLI prints no JSON document it built itself: writeJSON of a map
-// in internal/cli is where a typed document of a library belongs.
-func TestNoAdHocJSONDocumentsInTheCLI(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(data), "writeJSON(cmd, map[") {
-			t.Errorf("%s prints a map as a JSON document: print a typed document from the library instead", name)
-		}
-	}
-}
-
 // exportedFile checks that res is the schema document of a command that
 // wrote one file and returns the file, which must exist.
 func exportedFile(t *testing.T, res result, what, schema string) string {
