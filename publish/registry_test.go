@@ -1,6 +1,7 @@
 package publish_test
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,9 @@ func TestPushToLoopbackRegistryAndPullBackByDigest(t *testing.T) {
 	if want := reg.Addr + "/releases/shop@" + a.Digest; ref != want {
 		t.Errorf("Push = %s, want %s", ref, want)
 	}
+	if tagged := tagDigest(t, reg.Addr, "releases/shop", "v1"); tagged != a.Digest {
+		t.Errorf("tag v1 names %q, want the pushed %s", tagged, a.Digest)
+	}
 	got, err := publish.Fetch(t.Context(), "oci://"+ref, artifactOptions())
 	if err != nil {
 		t.Fatalf("Fetch by digest: %v", err)
@@ -45,6 +49,22 @@ func TestPushToLoopbackRegistryAndPullBackByDigest(t *testing.T) {
 	if _, err := publish.Fetch(t.Context(), "oci://"+reg.Addr+"/releases/shop:v1", artifactOptions()); !refusal.Is(err) || !strings.Contains(err.Error(), "digest") {
 		t.Errorf("Fetch by tag = %v, want a refusal asking for a digest", err)
 	}
+}
+
+// tagDigest asks the registry which manifest digest tag names.
+func tagDigest(t *testing.T, addr, repo, tag string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodHead, "http://"+addr+"/v2/"+repo+"/manifests/"+tag, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", publish.ManifestMediaType)
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get("Docker-Content-Digest")
 }
 
 func TestParseDestination(t *testing.T) {
