@@ -121,7 +121,7 @@ func deploysDir(specPath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(rel.StateDir(), "deploys"), nil
+	return statedir.Path(rel.StateDir(), statedir.Deploys), nil
 }
 
 // fileDigest is "sha256:" and the hex SHA-256 of a file's bytes.

@@ -29,6 +29,7 @@ func TestSharedSplitsTheLayout(t *testing.T) {
 		{"history/index.json", true},
 		{"secrets/db-password/000001.json", true},
 		{"owner.json", true},
+		{"deploys/20261202-041500-abcdef/journal", true},
 		{"lock", false},
 		{"lock.holder", false},
 		{"state-sync.json", false},
@@ -46,7 +47,7 @@ func TestSharedSplitsTheLayout(t *testing.T) {
 // the layout.
 var layoutNames = map[string]bool{
 	Plans: true, "keys": true, "digest": true, Runs: true, "latest": true, History: true, Secrets: true,
-	Owner: true, Lock: true, LockOwner: true, Sync: true, RunJournal: true, RunSource: true, RunStop: true,
+	Owner: true, Deploys: true, Lock: true, LockOwner: true, Sync: true, RunJournal: true, RunSource: true, RunStop: true,
 }
 
 // distinct are layout paths no other code has a reason to spell.
@@ -148,7 +149,7 @@ func distinctPath(s string) bool {
 			return true
 		}
 	}
-	for _, dir := range []string{Plans, Runs, History, Secrets, "keys"} {
+	for _, dir := range []string{Plans, Runs, History, Secrets, Deploys, "keys"} {
 		if strings.HasPrefix(s, dir+"/") {
 			return true
 		}
