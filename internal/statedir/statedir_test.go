@@ -148,10 +148,37 @@ func distinctPath(s string) bool {
 			return true
 		}
 	}
+	if strings.Contains(s, envSuffix) {
+		return true
+	}
 	for _, dir := range []string{Plans, Runs, History, Secrets, "keys"} {
 		if strings.HasPrefix(s, dir+"/") {
 			return true
 		}
 	}
 	return false
+}
+
+func TestEnvironmentIsBesideItsBase(t *testing.T) {
+	for _, tt := range []struct{ base, env, want string }{
+		{"/srv/app/.piceli-release", "prod", "/srv/app/.piceli-release.env-prod"},
+		{"/srv/app/.piceli-release/", "staging", "/srv/app/.piceli-release.env-staging"},
+	} {
+		if got := Environment(tt.base, tt.env); got != tt.want {
+			t.Errorf("Environment(%q, %q) = %q, want %q", tt.base, tt.env, got, tt.want)
+		}
+		if filepath.Dir(Environment(tt.base, tt.env)) != filepath.Dir(filepath.Clean(tt.base)) {
+			t.Errorf("Environment(%q, %q) is not beside its base", tt.base, tt.env)
+		}
+	}
+}
+
+// An environment's state directory is spelt here alone: the literal
+// check of TestNoStatePathLiteralOutsideThisPackage catches its suffix.
+func TestDistinctPathCatchesAnEnvironmentSuffix(t *testing.T) {
+	for s, want := range map[string]bool{envSuffix + "prod": true, ".piceli-release" + envSuffix: true, "prod": false, ".env": false} {
+		if got := distinctPath(s); got != want {
+			t.Errorf("distinctPath(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
