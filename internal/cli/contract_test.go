@@ -41,6 +41,7 @@ var oneText = map[string]string{
 	"kubeconfig": usageKubeconfig,
 	"context":    usageContext,
 	"spec":       usageSpec,
+	"env":        usageEnv,
 }
 
 // runnable lists the tree's runnable commands by path without "piceli ".

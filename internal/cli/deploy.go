@@ -55,7 +55,7 @@ With -o json, progress is JSON lines, then the result.`,
 				return refused(err)
 			}
 			d := newProgress(cmd, f.output)
-			f.opts.Events, f.opts.Log = d.events, d.log
+			f.opts.Events, f.opts.Log, f.opts.Env = d.events, d.log, f.env
 			res, err := deploy.Run(cmd.Context(), f.spec, f.opts)
 			d.done()
 			return reportDeploy(cmd, f, res, err)

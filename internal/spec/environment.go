@@ -47,7 +47,8 @@ func (p *parser) resolve(abs string, d *decoded, env string) *Spec {
 	if len(d.environments) == 0 {
 		s := p.spec(abs, d)
 		if env != "" && s != nil {
-			p.errs.Errs = append(p.errs.Errs, &Error{File: p.errs.File, Msg: fmt.Sprintf("environment %q: the spec declares no [environments]; drop --env", env)})
+			e := &Error{File: p.errs.File, Msg: fmt.Sprintf("environment %q: the spec declares no [environments]", env)}
+			p.errs.Errs = append(p.errs.Errs, &EnvironmentError{Err: e, Asked: env})
 		}
 		return s
 	}
@@ -88,18 +89,33 @@ func (p *parser) environments(abs string, d *decoded) map[string]*Spec {
 
 // choose returns the spec of env, or records why there is none.
 func (p *parser) choose(specs map[string]*Spec, env string) *Spec {
-	names := strings.Join(slices.Sorted(maps.Keys(specs)), ", ")
-	line := p.loc.Line(environmentsKey)
-	switch s, ok := specs[env]; {
-	case env == "":
-		p.errs.Errs = append(p.errs.Errs, &Error{File: p.errs.File, Line: line, Key: environmentsKey, Msg: "the spec declares environments " + names + ": choose one with --env"})
-	case !ok:
-		p.errs.Errs = append(p.errs.Errs, &Error{File: p.errs.File, Line: line, Key: environmentsKey, Msg: fmt.Sprintf("environment %q is not declared; the environments are %s", env, names)})
-	default:
+	if s, ok := specs[env]; ok {
 		return s
 	}
+	names := slices.Sorted(maps.Keys(specs))
+	msg := fmt.Sprintf("environment %q is not declared; the environments are %s", env, strings.Join(names, ", "))
+	if env == "" {
+		msg = "the spec declares environments " + strings.Join(names, ", ") + ": choose one"
+	}
+	e := &Error{File: p.errs.File, Line: p.loc.Line(environmentsKey), Key: environmentsKey, Msg: msg}
+	p.errs.Errs = append(p.errs.Errs, &EnvironmentError{Err: e, Asked: env, Declared: names})
 	return nil
 }
+
+// EnvironmentError is the refusal of the environment asked for: none when
+// the spec declares some, one it does not declare, or one when it declares
+// none. It wraps the *Error that says so.
+type EnvironmentError struct {
+	Err      *Error
+	Asked    string   // the environment asked for, maybe empty
+	Declared []string // the environments the spec declares, sorted
+}
+
+// Error is the wrapped *Error's.
+func (e *EnvironmentError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the *Error.
+func (e *EnvironmentError) Unwrap() error { return e.Err }
 
 // unknownOverrides records values and images an environment overrides
 // that the top-level tables do not declare: an environment changes the

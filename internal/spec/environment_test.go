@@ -99,7 +99,7 @@ func TestParseEnvRefuses(t *testing.T) {
 		want     []string
 	}{
 		{"no environment chosen lists the declared ones", "", "", "",
-			[]string{`release.toml:23: environments: the spec declares environments prod, staging: choose one with --env`}},
+			[]string{`release.toml:23: environments: the spec declares environments prod, staging: choose one`}},
 		{"an unknown environment lists the declared ones", "", "", "qa",
 			[]string{`release.toml:23: environments: environment "qa" is not declared; the environments are prod, staging`}},
 		{"an environment name that is not a DNS-1123 label names its line", `[environments.staging]`, `[environments.Staging_1]`, "prod",
@@ -146,6 +146,10 @@ func TestParseEnvRefuses(t *testing.T) {
 			if !errors.As(err, &se) {
 				t.Errorf("ParseEnv() error %T is not a *spec.Error", err)
 			}
+			var ee *EnvironmentError
+			if choosing := strings.Contains(tt.want[0], "environments: "); errors.As(err, &ee) != choosing {
+				t.Errorf("ParseEnv() error is an *EnvironmentError: %v, want %v", !choosing, choosing)
+			}
 		})
 	}
 }
@@ -153,7 +157,7 @@ func TestParseEnvRefuses(t *testing.T) {
 func TestParseEnvRefusesAnEnvironmentForASpecWithout(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	_, err := ParseEnv("release.toml", []byte(good), "prod")
-	want := `release.toml: environment "prod": the spec declares no [environments]; drop --env`
+	want := `release.toml: environment "prod": the spec declares no [environments]`
 	if err == nil || err.Error() != want {
 		t.Errorf("ParseEnv(no environments, prod) error = %v, want %s", err, want)
 	}
