@@ -68,7 +68,7 @@ Nothing is written to the cluster. Approve the plan with
 			if err != nil {
 				return err
 			}
-			return printPlan(cmd, f.output, p, approveCommand(f.spec, p, 0), showUnchanged)
+			return printPlan(cmd, f.output, p, approveCommand(f.specFlag, p, 0), showUnchanged)
 		},
 	}
 	f.register(cmd)
@@ -106,7 +106,7 @@ func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string, sho
 
 // approveCommand is the command that applies the stored plan p: a rollback
 // plan (to > 0) is applied by rollback, any other by apply.
-func approveCommand(spec string, p *plan.Plan, to int) string {
+func approveCommand(spec specFlag, p *plan.Plan, to int) string {
 	cmd := "piceli release apply"
 	if to > 0 {
 		cmd = "piceli release rollback"
