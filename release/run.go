@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -145,6 +146,9 @@ func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts R
 // refused without touching the state directory.
 func (r *Release) loadApproved(hash string) (*plan.Plan, error) {
 	approved, _, err := planner.Load(r.StateDir(), hash)
+	if errors.Is(err, planner.ErrUnknown) && r.spec.Environment != "" {
+		return nil, refusef("%w (the plans of environment %s: a plan made for another environment is never applied to this one)", err, r.spec.Environment)
+	}
 	if err != nil {
 		return nil, refuse(err)
 	}

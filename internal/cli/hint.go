@@ -7,8 +7,8 @@ import (
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/importer"
-	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/specerr"
 )
 
 // hint is the flag that answers err, for the line after the error: library
@@ -18,7 +18,7 @@ func hint(err error) string {
 	var (
 		grant *artifact.GrantError
 		taken *release.PortTakenError
-		env   *spec.EnvironmentError
+		env   *specerr.EnvironmentError
 	)
 	switch {
 	case errors.As(err, &env) && len(env.Declared) == 0:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/specerr"
 	"github.com/pynenc/piceli/internal/statedir"
+	pub "github.com/pynenc/piceli/specerr"
 )
 
 // rawEnvironment is one [environments.<name>] table: what the environment
@@ -102,20 +103,9 @@ func (p *parser) choose(specs map[string]*Spec, env string) *Spec {
 	return nil
 }
 
-// EnvironmentError is the refusal of the environment asked for: none when
-// the spec declares some, one it does not declare, or one when it declares
-// none. It wraps the *Error that says so.
-type EnvironmentError struct {
-	Err      *Error
-	Asked    string   // the environment asked for, maybe empty
-	Declared []string // the environments the spec declares, sorted
-}
-
-// Error is the wrapped *Error's.
-func (e *EnvironmentError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the *Error.
-func (e *EnvironmentError) Unwrap() error { return e.Err }
+// EnvironmentError is the refusal of the environment asked for
+// (specerr.EnvironmentError).
+type EnvironmentError = pub.EnvironmentError
 
 // unknownOverrides records values and images an environment overrides
 // that the top-level tables do not declare: an environment changes the
