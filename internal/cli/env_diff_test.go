@@ -35,13 +35,14 @@ const diffBody = `	n, err := strconv.Atoi(ctx.Value("replicas"))
 	if err != nil {
 		return nil, err
 	}
-	a.ConfigMap("settings", app.Data("greeting", ctx.Value("greeting")), app.Data("tier", ctx.Value("tier")))
+	a.ConfigMap("settings", app.Data("greeting", ctx.Value("greeting")), app.Data("tier", ctx.Value("tier")), app.Data("env", ctx.Environment))
 	a.Deployment("web", app.Image(ctx.Image("web")), app.Replicas(int32(n)), app.Ports(80))
 `
 
 // Acceptance 3 of issue 30: render --env staging --diff-env prod -o json
-// lists exactly the values, images and object paths prod changes, and
-// two runs print the same bytes.
+// lists exactly the values, images and object paths prod changes (the
+// composition also writes ctx.Environment, the environment it renders),
+// and two runs print the same bytes.
 func TestRenderDiffEnvListsExactlyTheChangedPaths(t *testing.T) {
 	dir := t.TempDir()
 	piceliModule(t, dir, "example.com/demo")
@@ -75,7 +76,7 @@ func TestRenderDiffEnvListsExactlyTheChangedPaths(t *testing.T) {
 	want := map[string][]string{
 		"values":  {"greeting=hello->welcome", "replicas=1->3"},
 		"images":  {"web"},
-		"objects": {"ConfigMap/settings: data.greeting", "Deployment/web: spec.replicas, spec.template.spec.containers[name=web].image"},
+		"objects": {"ConfigMap/settings: data.env, data.greeting", "Deployment/web: spec.replicas, spec.template.spec.containers[name=web].image"},
 	}
 	got := map[string][]string{"values": values, "images": images, "objects": objects}
 	for what := range want {
@@ -84,7 +85,7 @@ func TestRenderDiffEnvListsExactlyTheChangedPaths(t *testing.T) {
 		}
 	}
 	text := run(t, args[:len(args)-2]...)
-	if text.code != ExitOK || !strings.Contains(text.stdout, "~ ConfigMap/demo-staging/settings: data.greeting") {
+	if text.code != ExitOK || !strings.Contains(text.stdout, "~ ConfigMap/demo-staging/settings: data.env, data.greeting") {
 		t.Errorf("render --diff-env as text: exit %d\n%s%s", text.code, text.stdout, text.stderr)
 	}
 }
