@@ -132,22 +132,43 @@ func listOrNone(names []string) string {
 }
 
 // distinct records two environments that share a target (kubeconfig,
-// context and namespace) or a state directory: each environment's objects,
+// context and namespace), a state directory or, with state = "cluster",
+// the namespace holding the shared state: each environment's objects,
 // lock and state must be its own.
 func (p *parser) distinct(specs map[string]*Spec, names []string) {
-	targets, dirs := map[[3]string]string{}, map[string]string{}
+	targets, dirs, shared := map[[3]string]string{}, map[string]string{}, map[[3]string]string{}
 	for _, name := range names {
 		s, ok := specs[name]
 		if !ok {
 			continue
 		}
+		prefix := environmentsKey + "." + name
 		t := [3]string{s.Target.Kubeconfig, s.Target.Context, s.Target.Namespace}
 		if other, seen := targets[t]; seen {
-			p.errs.Add(environmentsKey+"."+name+".target", "same kubeconfig, context and namespace as environments.%s; each environment needs its own namespace or cluster", other)
+			p.errs.Add(prefix+".target", "same kubeconfig, context and namespace as environments.%s; each environment needs its own namespace or cluster", other)
 		}
 		if other, seen := dirs[s.Release.StateDir]; seen {
-			p.errs.Add(environmentsKey+"."+name+".release.state_dir", "same state directory as environments.%s; each environment keeps its own state", other)
+			p.errs.Add(prefix+".release.state_dir", "same state directory as environments.%s; each environment keeps its own state", other)
+		}
+		if st, ok := sharedState(s); ok {
+			if other, seen := shared[st]; seen {
+				p.errs.Add(prefix+".release.state_namespace", "the shared state of environments.%s is in the same namespace of the same cluster; give each environment its own state_namespace", other)
+			}
+			shared[st] = name
 		}
 		targets[t], dirs[s.Release.StateDir] = name, name
 	}
+}
+
+// sharedState is where a release with state = "cluster" keeps its state
+// Secrets: the cluster and the namespace.
+func sharedState(s *Spec) ([3]string, bool) {
+	if s.Release.State != StateCluster {
+		return [3]string{}, false
+	}
+	ns := s.Release.StateNamespace
+	if ns == "" {
+		ns = s.Target.Namespace
+	}
+	return [3]string{s.Target.Kubeconfig, s.Target.Context, ns}, true
 }

@@ -172,3 +172,20 @@ func TestParseEnvReportsATopLevelProblemOnce(t *testing.T) {
 		t.Errorf("ParseEnv() error =\n%v\nwant release.name reported once", err)
 	}
 }
+
+// Two environments on one cluster whose shared state would be the same
+// Secrets (one state_namespace) are refused.
+func TestParseEnvRefusesOneSharedStateForTwo(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	src := strings.Replace(withEnvs, `name = "hello"`, `name = "hello"`+"\nstate = \"cluster\"\nstate_namespace = \"ops\"\nstate_signers = [\""+testSigner+"\"]", 1)
+	src = strings.Replace(src, "kubeconfig = \"prod.kubeconfig\"\ncontext = \"prod\"", `namespace = "hello-prod"`, 1)
+	_, err := ParseEnv("release.toml", []byte(src), "prod")
+	want := `environments.staging.release.state_namespace: the shared state of environments.prod is in the same namespace of the same cluster`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ParseEnv() error = %v, want it to contain %s", err, want)
+	}
+	ok := strings.Replace(src, `target = { namespace = "hello-staging" }`, `target = { namespace = "hello-staging" }`+"\nrelease = { state_namespace = \"ops-staging\" }", 1)
+	if _, err := ParseEnv("release.toml", []byte(ok), "prod"); err != nil {
+		t.Errorf("ParseEnv() with a state namespace each = %v, want it accepted", err)
+	}
+}
