@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,7 +149,7 @@ func distinctPath(s string) bool {
 			return true
 		}
 	}
-	if strings.Contains(s, envSuffix) {
+	if strings.HasSuffix(s, envSuffix) || envDir.MatchString(s) {
 		return true
 	}
 	for _, dir := range []string{Plans, Runs, History, Secrets, "keys"} {
@@ -173,10 +174,16 @@ func TestEnvironmentIsBesideItsBase(t *testing.T) {
 	}
 }
 
+// envDir matches a string that ends as an environment's state directory
+// does: the suffix and a DNS-1123 label.
+var envDir = regexp.MustCompile(regexp.QuoteMeta(envSuffix) + `[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
 // An environment's state directory is spelt here alone: the literal
-// check of TestNoStatePathLiteralOutsideThisPackage catches its suffix.
+// check of TestNoStatePathLiteralOutsideThisPackage catches its suffix
+// (but not a schema such as piceli.env-diff/v1).
 func TestDistinctPathCatchesAnEnvironmentSuffix(t *testing.T) {
-	for s, want := range map[string]bool{envSuffix + "prod": true, ".piceli-release" + envSuffix: true, "prod": false, ".env": false} {
+	for s, want := range map[string]bool{envSuffix + "prod": true, ".piceli-release" + envSuffix: true, "/srv/.piceli-release" + envSuffix + "staging-2": true,
+		"prod": false, ".env": false, "piceli.env-diff/v1": false, "the piceli.env-diff/v1 document.": false} {
 		if got := distinctPath(s); got != want {
 			t.Errorf("distinctPath(%q) = %v, want %v", s, got, want)
 		}
