@@ -3,14 +3,13 @@ package artifact
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/pynenc/piceli/internal/golist"
 )
 
 // goTool is the Go toolchain that compiles an image's binary: the `go` on
@@ -99,25 +98,19 @@ type goPackage struct {
 	Error      *struct{ Err string }
 }
 
+// goPackageFields are the go list fields goPackage reads.
+var goPackageFields = []string{"ImportPath", "Dir", "Name", "Standard", "Module", "GoFiles", "EmbedFiles", "SFiles", "SysoFiles", "Error"}
+
 // deps lists the package in dir and every package it depends on.
 func (g *goTool) deps(ctx context.Context, dir string) ([]goPackage, error) {
-	out, err := g.run(ctx, dir, "list", "-deps", "-json=ImportPath,Dir,Name,Standard,Module,GoFiles,EmbedFiles,SFiles,SysoFiles,Error", ".")
+	pkgs, err := golist.Deps[goPackage](ctx, dir, goPackageFields, golist.Options{Go: g.path, Env: g.env()})
 	if err != nil {
 		return nil, err
 	}
-	var pkgs []goPackage
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var p goPackage
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return nil, fmt.Errorf("read go list output: %w", err)
-		}
+	for _, p := range pkgs {
 		if p.Error != nil {
 			return nil, fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)
 		}
-		pkgs = append(pkgs, p)
 	}
 	if len(pkgs) == 0 || pkgs[len(pkgs)-1].Name != "main" {
 		return nil, fmt.Errorf("%s is not a main package", dir)

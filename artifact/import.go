@@ -70,7 +70,7 @@ type RegistryOptions struct {
 	Insecure   bool   // plain HTTP to a registry that is not on loopback
 	Username   string
 	Password   string // never written anywhere
-	ViaForward string // "service/NAME:PORT" or "pod/NAME:PORT", port-forwarded to 127.0.0.1
+	ViaForward string // "service/NAME:PORT", "deployment/NAME:PORT" or "pod/NAME:PORT" (access.ParseTarget), port-forwarded to 127.0.0.1
 	Kubeconfig string
 	Context    string
 	Namespace  string

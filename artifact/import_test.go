@@ -166,9 +166,9 @@ func TestImportWithoutGrantRunsNothing(t *testing.T) {
 		var ge *artifact.GrantError
 		switch {
 		case tt.grants == nil && (!errors.As(err, &ge) || ge.Tool != tt.tool || !strings.Contains(err.Error(), "grant it as "+tt.tool+"=PATH")):
-			t.Errorf("Import(--to %s, no grant) error = %v, want a *GrantError naming the grant %s=PATH", tt.target, err, tt.tool)
+			t.Errorf("Import(--deliver %s, no grant) error = %v, want a *GrantError naming the grant %s=PATH", tt.target, err, tt.tool)
 		case tt.grants != nil && (err == nil || !strings.Contains(err.Error(), "does not run ctr")):
-			t.Errorf("Import(--to %s, wrong grant) error = %v, want a refusal of the grant", tt.target, err)
+			t.Errorf("Import(--deliver %s, wrong grant) error = %v, want a refusal of the grant", tt.target, err)
 		}
 		if !refusal.Is(err) {
 			t.Errorf("refusal.Is(%v) = false", err)

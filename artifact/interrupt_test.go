@@ -84,7 +84,7 @@ func TestInterruptedImportLeavesNoChildProcess(t *testing.T) {
 	res := build(t, spec)
 
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "artifacts", "import", res.Layout, "--to", "containerd", "--grant", "ctr="+c.Ctr,
+	cmd := exec.Command(bin, "artifacts", "import", res.Layout, "--deliver", "containerd", "--grant", "ctr="+c.Ctr,
 		"--containerd-address", c.Socket, "-o", "json")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {

@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/pynenc/piceli/internal/access"
+	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/refusal"
 )
 
@@ -26,7 +28,7 @@ func (d *delivery) planRegistry() error {
 	case o.Address != "" && o.ViaForward != "":
 		return refusedf("import to registry: give a registry address or a port-forward to one, not both")
 	case o.ViaForward != "":
-		ft, err := parseForward(o.ViaForward)
+		ft, err := access.ParseTarget(o.ViaForward)
 		if err != nil {
 			return refusal.New(err)
 		}
@@ -64,16 +66,23 @@ func plainHTTP(addr string) bool {
 	return err == nil && r.Scheme() == "http"
 }
 
-// pushForwarded pushes through a port-forward that lasts for the push.
-func (d *delivery) pushForwarded(ctx context.Context, ft forwardTarget) error {
+// pushForwarded pushes through a port-forward (package access) from a
+// free port on 127.0.0.1 that lasts for the push.
+func (d *delivery) pushForwarded(ctx context.Context, ft access.Target) error {
 	o := d.opts.Registry
-	local, end, err := startForward(ctx, o, ft, d.log)
+	c, err := kube.Connect(ctx, kube.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, AllowExec: o.AllowExec})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(d.log, c.Using())
+	local, end, err := access.Forward(ctx, c.Config, c.Clientset, o.Namespace, ft, access.Options{})
 	if err != nil {
 		return err
 	}
 	defer end()
-	d.rec.Target.Address = local
-	return d.push(ctx, local, fmt.Sprintf("%s.%s.svc:%d", ft.name, o.Namespace, ft.port))
+	fmt.Fprintf(d.log, "forwarding %s to %s in namespace %s\n", local, ft, o.Namespace)
+	d.rec.Target.Address = local.String()
+	return d.push(ctx, local.String(), fmt.Sprintf("%s.%s.svc:%d", ft.Name, o.Namespace, ft.Port))
 }
 
 // push sends each image to addr: the blobs the registry lacks (a layer

@@ -13,6 +13,7 @@ import (
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/internal/statedir"
 	"github.com/pynenc/piceli/internal/telemetry"
 	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/progress"
@@ -182,7 +183,7 @@ func (r *runner) open(ctx context.Context, specPath string) error {
 	if r.spec, err = spec.LoadEnv(specPath, r.opts.Env); err != nil {
 		return refusal.New(err)
 	}
-	r.dir = filepath.Join(rel.StateDir(), "deploys")
+	r.dir = statedir.Path(rel.StateDir(), statedir.Deploys)
 	if err := r.overrideDelivery(); err != nil {
 		return err
 	}

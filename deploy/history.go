@@ -4,15 +4,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/pynenc/piceli/internal/statedir"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -28,22 +27,13 @@ func newID(now time.Time) string {
 
 // deployIDs lists the deploys in dir, oldest first.
 func deployIDs(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	ids, err := statedir.List(dir, statedir.Dirs, func(id string) bool {
+		_, err := os.Stat(journalPath(dir, id))
+		return err == nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list deploys: %w", err)
 	}
-	var ids []string
-	for _, e := range entries {
-		if e.IsDir() {
-			if _, err := os.Stat(journalPath(dir, e.Name())); err == nil {
-				ids = append(ids, e.Name())
-			}
-		}
-	}
-	slices.Sort(ids)
 	return ids, nil
 }
 
@@ -132,7 +122,7 @@ func deploysDir(specPath, env string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(rel.StateDir(), "deploys"), nil
+	return statedir.Path(rel.StateDir(), statedir.Deploys), nil
 }
 
 // fileDigest is "sha256:" and the hex SHA-256 of a file's bytes.

@@ -15,7 +15,7 @@ import (
 // (explicit kubeconfig and context) and prints each object's state.
 func ExampleStatus() {
 	ctx := context.Background()
-	a, err := observe.ReadArchive("shop-archive.json") // piceli release archive --out shop-archive.json
+	a, err := observe.ReadArchive("20261201-120000-a1b2c3.archive.json") // piceli release archive --out . wrote it as RUN.archive.json
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,6 +4,16 @@ package progress
 // an Event with "schema" set to it.
 const Schema = "piceli.progress/v1"
 
+// Line is an Event as one line of such a stream: the event's fields beside
+// "schema".
+type Line struct {
+	Schema string `json:"schema"` // Schema
+	Event
+}
+
+// LineOf returns e as a Line.
+func LineOf(e Event) Line { return Line{Schema: Schema, Event: e} }
+
 // Kind says what happened. Kinds are persisted in JSON lines, so they are
 // stable strings.
 type Kind string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/pynenc/piceli/internal/apply"
@@ -20,9 +21,6 @@ import (
 type ArchiveOptions struct {
 	// Run names the run to export; empty means the latest run.
 	Run string
-	// Out, when set, is a file the archive is also written to,
-	// atomically and owner-only (0600).
-	Out string
 }
 
 // Archive returns the session archive of a run of the release, as JSON
@@ -32,46 +30,89 @@ type ArchiveOptions struct {
 // holds no secret value and no manifest. Every run writes its archive when
 // it ends (runs/<id>/archive.json); a run from before archives is archived
 // from its journal on the fly. An unknown run is a refusal (refusal.Is). No
-// cluster is contacted and nothing but opts.Out is written.
+// cluster is contacted and nothing is written.
 func (r *Release) Archive(ctx context.Context, opts ArchiveOptions) ([]byte, error) {
-	data, err := r.archive(opts)
-	if err != nil || opts.Out == "" {
-		return data, err
-	}
-	if err := atomicfile.Write(opts.Out, data, 0o600); err != nil {
-		return nil, fmt.Errorf("write session archive %s: %w", opts.Out, err)
-	}
-	return data, nil
+	_, data, err := r.archive(opts)
+	return data, err
 }
 
-func (r *Release) archive(opts ArchiveOptions) ([]byte, error) {
-	if err := r.checkOwner(); err != nil {
+// ArchiveExportSchema versions an ArchiveExport.
+const ArchiveExportSchema = "piceli.archive-export/v1"
+
+// ArchiveExport records an ExportArchive that succeeded: the release, the
+// run and the file its session archive was written to.
+type ArchiveExport struct {
+	Schema  string `json:"schema"` // ArchiveExportSchema
+	Release string `json:"release"`
+	Run     string `json:"run"`
+	File    string `json:"file"`
+	Bytes   int    `json:"bytes"`
+}
+
+// ExportArchive writes the session archive Archive returns into the
+// directory dir (created if missing) as RUN.archive.json, atomically and
+// owner-only (0600), and says where.
+func (r *Release) ExportArchive(ctx context.Context, dir string, opts ArchiveOptions) (*ArchiveExport, error) {
+	if dir == "" {
+		return nil, refusef("archive export: a directory to write into is required")
+	}
+	run, data, err := r.archive(opts)
+	if err != nil {
 		return nil, err
+	}
+	file, err := exportFile(dir, run+".archive.json")
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(file, data, 0o600); err != nil {
+		return nil, fmt.Errorf("write session archive %s: %w", file, err)
+	}
+	return &ArchiveExport{Schema: ArchiveExportSchema, Release: r.Name(), Run: run, File: file, Bytes: len(data)}, nil
+}
+
+// exportFile is dir/name, after making dir; name is a run id or a release
+// name, both already checked to be one path element.
+func exportFile(dir, name string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("make export directory %s: %w", dir, err)
+	}
+	file := filepath.Join(dir, name)
+	if filepath.Dir(file) != filepath.Clean(dir) {
+		return "", refusef("export file name %q: not one path element", name)
+	}
+	return file, nil
+}
+
+func (r *Release) archive(opts ArchiveOptions) (string, []byte, error) {
+	if err := r.checkOwner(); err != nil {
+		return "", nil, err
 	}
 	run := opts.Run
 	if run == "" {
 		latest, err := apply.LatestRun(r.StateDir())
 		if err != nil {
-			return nil, refuse(err)
+			return "", nil, refuse(err)
 		}
 		run = latest
 	}
 	if run == "latest" || strings.ContainsAny(run, `/\`) || strings.HasPrefix(run, ".") {
-		return nil, refusef("run id %q: not a run of this release", run)
+		return "", nil, refusef("run id %q: not a run of this release", run)
 	}
 	if _, err := os.Stat(apply.RunDir(r.StateDir(), run)); err != nil {
-		return nil, refusef("run %s: not a run of this release in %s", run, r.StateDir())
+		return "", nil, refusef("run %s: not a run of this release in %s", run, r.StateDir())
 	}
 	if a, err := archive.Read(archive.Path(apply.RunDir(r.StateDir(), run))); err == nil {
-		return archive.Encode(a)
+		data, err := archive.Encode(a)
+		return run, data, err
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return "", nil, err
 	}
 	a, err := r.buildArchive(run, 0, nil)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return archive.Encode(a)
+	data, err := archive.Encode(a)
+	return run, data, err
 }
 
 // writeArchive records the archive of a run that started, atomically: it

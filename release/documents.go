@@ -101,3 +101,31 @@ func NewChecksDoc(name string, results []CheckResult) ChecksDoc {
 	}
 	return doc
 }
+
+// AccessEventSchema versions an AccessEventDoc.
+const AccessEventSchema = "piceli.access/v1"
+
+// AccessEventDoc is an AccessEvent as one versioned document: "access -o
+// json" prints one per line. Empty fields are left out.
+type AccessEventDoc struct {
+	Schema    string          `json:"schema"` // AccessEventSchema
+	Event     AccessEventKind `json:"event"`
+	Namespace string          `json:"namespace"`
+	Service   string          `json:"service"`
+	Port      int32           `json:"port,omitempty"`
+	PortName  string          `json:"portName,omitempty"`
+	Local     string          `json:"local,omitempty"` // ADDRESS:PORT on loopback
+	Pod       string          `json:"pod,omitempty"`
+	Previous  string          `json:"previous,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+}
+
+// Doc returns e as an AccessEventDoc.
+func (e AccessEvent) Doc() AccessEventDoc {
+	d := AccessEventDoc{Schema: AccessEventSchema, Event: e.Kind, Namespace: e.Namespace, Service: e.Service,
+		Port: e.Port, PortName: e.PortName, Pod: e.Pod, Previous: e.Previous, Reason: e.Reason}
+	if e.Local.IsValid() {
+		d.Local = e.Local.String()
+	}
+	return d
+}

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/state"
@@ -118,7 +120,7 @@ func (r *Release) sharedOnly(verb string) error {
 	if r.sharesState() {
 		return nil
 	}
-	return refusef("state %s: release %s keeps its state locally ([release] state = %q); set state = \"cluster\" or use \"piceli state migrate --to cluster\"", verb, r.Name(), r.spec.Release.State)
+	return refusef("state %s: release %s keeps its state locally ([release] state = %q); set state = \"cluster\" or use \"piceli state migrate cluster\"", verb, r.Name(), r.spec.Release.State)
 }
 
 // Export writes the release's whole state (pulled first when shared)
@@ -141,6 +143,39 @@ func (st *State) Export(ctx context.Context, w io.Writer, passphrase string) err
 		return err
 	}
 	return state.Export(w, files, passphrase)
+}
+
+// StateExportSchema versions a StateExport.
+const StateExportSchema = "piceli.state-export/v1"
+
+// StateExport records an ExportTo that succeeded: the release and the
+// encrypted file its state was written to.
+type StateExport struct {
+	Schema  string `json:"schema"` // StateExportSchema
+	Release string `json:"release"`
+	File    string `json:"file"`
+	Bytes   int    `json:"bytes"`
+}
+
+// ExportTo writes what Export writes into the directory dir (created if
+// missing) as RELEASE.state.age, atomically and owner-only (0600), and
+// says where.
+func (st *State) ExportTo(ctx context.Context, dir, passphrase string) (*StateExport, error) {
+	if dir == "" {
+		return nil, refusef("state export: a directory to write into is required")
+	}
+	var buf bytes.Buffer
+	if err := st.Export(ctx, &buf, passphrase); err != nil {
+		return nil, err
+	}
+	file, err := exportFile(dir, st.r.Name()+".state.age")
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(file, buf.Bytes(), 0o600); err != nil {
+		return nil, fmt.Errorf("write state export %s: %w", file, err)
+	}
+	return &StateExport{Schema: StateExportSchema, Release: st.r.Name(), File: file, Bytes: buf.Len()}, nil
 }
 
 // Import reads a file Export wrote and merges it into the state

@@ -151,6 +151,9 @@ func (s *Session) WaitReady(ctx context.Context) error {
 		case <-ctx.Done():
 			return s.notReady(context.Cause(ctx))
 		case <-s.ctx.Done():
+			if ctx.Err() != nil { // the session ended with ctx: say why it was not ready
+				return s.notReady(context.Cause(ctx))
+			}
 			return errors.New("the port-forward session ended")
 		}
 	}
@@ -164,7 +167,7 @@ func (s *Session) notReady(cause error) error {
 		select {
 		case <-f.ready:
 		default:
-			lines = append(lines, fmt.Sprintf("Service/%s/%s: %s", f.namespace, f.service, f.lastWait()))
+			lines = append(lines, fmt.Sprintf("%s/%s/%s: %s", f.req.kind(), f.namespace, f.service, f.lastWait()))
 		}
 	}
 	return fmt.Errorf("port-forward not ready (%v): %s", cause, strings.Join(lines, "; "))

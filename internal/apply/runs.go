@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // tombstonePrefix starts the name a run's directory is renamed to while it
@@ -20,20 +20,10 @@ const tombstonePrefix = ".removed-"
 // by age. It lists run directories only: not the latest-run file, not runs
 // being removed. A release without runs has none. It reads no journal.
 func Runs(stateDir string) ([]string, error) {
-	entries, err := os.ReadDir(runsDir(stateDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	runs, err := statedir.List(runsDir(stateDir), statedir.Dirs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	var runs []string
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			runs = append(runs, e.Name())
-		}
-	}
-	slices.Sort(runs)
 	return runs, nil
 }
 

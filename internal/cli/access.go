@@ -13,9 +13,6 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
-// accessSchema versions the JSON lines of access -o json.
-const accessSchema = "piceli.access/v1"
-
 func newAccessCmd() *cobra.Command {
 	var f targetFlags
 	var output string
@@ -64,8 +61,8 @@ SERVICE:PORTNAME=LOCAL, once per port. Nothing is written to the cluster.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringSliceVar(&only, "only", nil, "forward only these Services (repeat or comma-separate)")
-	cmd.Flags().StringArrayVar(&ports, "port", nil, "local port for a Service port: NAME=LOCAL (repeatable)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, usageOnly+"Services are forwarded (repeat or comma-separate)")
+	cmd.Flags().StringArrayVar(&ports, "port", nil, usagePort+", per Service port: NAME=LOCAL (repeat)")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
@@ -109,7 +106,7 @@ func (p *accessPrinter) event(e release.AccessEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.json != nil {
-		p.json.Encode(accessJSON(e))
+		p.json.Encode(e.Doc())
 		return
 	}
 	switch e.Kind {
@@ -135,21 +132,4 @@ func localURL(e release.AccessEvent) string {
 		return "http://" + e.Local.String()
 	}
 	return e.Local.String()
-}
-
-// accessJSON is an event as one line of -o json.
-func accessJSON(e release.AccessEvent) map[string]any {
-	m := map[string]any{"schema": accessSchema, "event": e.Kind, "namespace": e.Namespace, "service": e.Service}
-	if e.Port != 0 {
-		m["port"] = e.Port
-	}
-	for k, v := range map[string]string{"portName": e.PortName, "pod": e.Pod, "previous": e.Previous, "reason": e.Reason} {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	if e.Local.IsValid() {
-		m["local"] = e.Local.String()
-	}
-	return m
 }

@@ -17,7 +17,7 @@ type importFlags struct {
 func newArtifactsImportCmd() *cobra.Command {
 	var f importFlags
 	cmd := &cobra.Command{
-		Use:   "import LAYOUT --to containerd|docker|ssh-containerd|registry --grant TOOL=PATH ...",
+		Use:   "import LAYOUT --deliver containerd|docker|ssh-containerd|registry --grant TOOL=PATH ...",
 		Short: "Stream a layout's images into a runtime or push them to a registry",
 		Long: `Deliver the images of an OCI layout, only through tools you grant.
 
@@ -58,10 +58,10 @@ Ctrl-C stops the tool's whole process group. Without the grant nothing runs.`,
 
 func (f *importFlags) register(cmd *cobra.Command) {
 	fl, o := cmd.Flags(), &f.opts
-	fl.StringVar(&o.Target, "to", "", "containerd, docker, ssh-containerd or registry")
-	fl.StringSliceVar(&o.Images, "image", nil, "an image of the layout, by name (repeat; default all)")
-	fl.StringArrayVar(&f.grants, "grant", nil, "TOOL=PATH: let the import run this tool (ctr, docker or ssh)")
-	fl.StringVar(&o.Containerd.Address, "containerd-address", "", "containerd socket (default "+artifact.DefaultContainerdAddress+")")
+	fl.StringVar(&o.Target, "deliver", "", usageDeliver+": containerd, docker, ssh-containerd or registry")
+	fl.StringSliceVar(&o.Images, "only", nil, usageOnly+"images of the layout are delivered, by name (repeat or comma-separate; default all)")
+	fl.StringArrayVar(&f.grants, "grant", nil, usageGrant+" to deliver images (ctr, docker or ssh)")
+	fl.StringVar(&o.Containerd.Address, "containerd-address", "", usageContainerd+artifact.DefaultContainerdAddress+"; --deliver containerd)")
 	fl.StringVar(&o.Containerd.Namespace, "containerd-namespace", "", "containerd namespace (default "+artifact.DefaultContainerdNamespace+", the kubelet's)")
 	fl.StringVar(&o.SSH.Host, "ssh-host", "", "ssh-containerd: USER@HOST of the node")
 	fl.IntVar(&o.SSH.Port, "ssh-port", 0, "ssh-containerd: ssh port")
@@ -70,14 +70,14 @@ func (f *importFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&o.SSH.Options, "ssh-option", nil, "ssh-containerd: another ssh -o option (repeat)")
 	fl.BoolVar(&o.SSH.Sudo, "sudo", false, "ssh-containerd: run the remote ctr with sudo -n")
 	fl.StringVar(&o.SSH.Ctr, "remote-ctr", "", "ssh-containerd: the ctr program on the node (default ctr)")
-	fl.StringVar(&o.Registry.Address, "registry", "", "registry: HOST:PORT to push to")
+	fl.StringVar(&o.Registry.Address, "registry", "", usageRegistry+" to push to (--deliver registry)")
 	fl.BoolVar(&o.Registry.Insecure, "insecure", false, "registry: plain HTTP to a registry that is not on loopback")
 	fl.StringVar(&o.Registry.Username, "registry-user", "", "registry: user name")
 	fl.StringVar(&f.passwordFile, "registry-password-file", "", "registry: file holding the password (never recorded)")
-	fl.StringVar(&o.Registry.ViaForward, "via-forward", "", "registry: service/NAME:PORT or pod/NAME:PORT to port-forward to")
+	fl.StringVar(&o.Registry.ViaForward, "via-forward", "", "registry: service/NAME:PORT, deployment/NAME:PORT or pod/NAME:PORT to port-forward to (a ready pod)")
 	fl.StringVar(&o.Registry.Kubeconfig, "kubeconfig", "", usageKubeconfig)
 	fl.StringVar(&o.Registry.Context, "context", "", usageContext)
-	fl.StringVar(&o.Registry.Namespace, "namespace", "", "--via-forward: the namespace of the service")
+	fl.StringVar(&o.Registry.Namespace, "namespace", "", usageNamespace+"object --via-forward reaches")
 	fl.BoolVar(&o.Registry.AllowExec, "allow-exec", false, usageAllowExec)
 	fl.StringVar(&o.ReceiptDir, "receipts", "", "directory for the receipt (default: receipts beside the layout)")
 	fl.StringVarP(&f.output, "output", "o", "text", usageOutput)

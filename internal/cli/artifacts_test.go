@@ -41,7 +41,7 @@ func TestArtifactsRefusals(t *testing.T) {
 	}
 	layout := filepath.Join(dir, ".piceli-build", "oci")
 
-	res = run(t, "artifacts", "import", layout, "--to", "containerd")
+	res = run(t, "artifacts", "import", layout, "--deliver", "containerd")
 	if res.code != ExitRefused || !strings.Contains(res.stderr, "runs ctr, which is not granted; nothing was run") || !strings.Contains(res.stderr, "pass --grant ctr=PATH") {
 		t.Errorf("import without grant: exit %d, stderr %q", res.code, res.stderr)
 	}

@@ -65,7 +65,7 @@ Bad input is refused (exit code 2) before anything is written.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Out, "out", codegen.DefaultOut, "directory the packages are written under, as GROUP/VERSION/")
+	fl.StringVar(&opts.Out, "out", codegen.DefaultOut, usageOutDir+"the packages under, as GROUP/VERSION/")
 	fl.StringVar(&opts.Package, "package", "", "Go package name of every generated package (default: the version, e.g. v1)")
 	fl.StringVar(&cluster.Kubeconfig, "kubeconfig", "", usageKubeconfig)
 	fl.StringVar(&cluster.Context, "context", "", usageContext)

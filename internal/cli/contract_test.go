@@ -42,6 +42,31 @@ var oneText = map[string]string{
 	"context":    usageContext,
 	"spec":       usageSpec,
 	"env":        usageEnv,
+	"tools-dir":  usageToolsDir,
+}
+
+// meaning is the head every help text of a shared flag begins with, for
+// the flags whose help differs between commands (what the namespace or
+// directory is of, which default applies). A flag two commands share with
+// different help texts must be here: a second meaning for a flag name is
+// a second flag name.
+var meaning = map[string]string{
+	"address":            usageAddress,
+	"app":                usageApp,
+	"approve":            usageApprove,
+	"containerd-address": usageContainerd,
+	"deliver":            usageDeliver,
+	"dir":                usageDir,
+	"grant":              usageGrant,
+	"namespace":          usageNamespace,
+	"only":               usageOnly,
+	"out":                usageOutDir,
+	"output":             "output format: ",
+	"port":               usagePort,
+	"registry":           usageRegistry,
+	"target":             usageTarget,
+	"to":                 usageTo,
+	"user":               usageUser,
 }
 
 // runnable lists the tree's runnable commands by path without "piceli ".
@@ -85,6 +110,33 @@ func TestCommandTreeContract(t *testing.T) {
 					t.Errorf("%s --%s: help %q, want %q", path, f.Name, f.Usage, want)
 				}
 			})
+		}
+	})
+	t.Run("a flag name has one meaning in every command", func(t *testing.T) {
+		texts := map[string]map[string][]string{} // flag name → help text → commands
+		for path, c := range cmds {
+			c.Flags().VisitAll(func(f *pflag.Flag) {
+				if texts[f.Name] == nil {
+					texts[f.Name] = map[string][]string{}
+				}
+				texts[f.Name][f.Usage] = append(texts[f.Name][f.Usage], path)
+			})
+		}
+		for name, byText := range texts {
+			head, declared := meaning[name]
+			if len(byText) > 1 && !declared {
+				t.Errorf("--%s has %d help texts (%v) and no one meaning declared: give it one text, or a head in meaning, or another name", name, len(byText), byText)
+			}
+			for text, paths := range byText {
+				if declared && !strings.HasPrefix(text, head) {
+					t.Errorf("%v --%s: help %q does not begin with its meaning %q", paths, name, text, head)
+				}
+			}
+		}
+		for name := range meaning {
+			if texts[name] == nil {
+				t.Errorf("meaning names --%s, which no command takes", name)
+			}
 		}
 	})
 	t.Run("-o always names the output format and offers json", func(t *testing.T) {

@@ -31,9 +31,9 @@ type moduleImportFlags struct {
 
 func (f *moduleImportFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.opts.Out, "out", "", "directory of the new module (required)")
-	fl.StringVar(&f.opts.Name, "name", "", "app and release name (default: the app of objects Piceli made, else the namespace or the directory's name)")
-	fl.StringVar(&f.opts.Module, "module", "", "Go module path (default: example.com/NAME)")
+	fl.StringVar(&f.opts.Out, "out", "", usageOutDir+"the new module into (required)")
+	fl.StringVar(&f.opts.Name, "app", "", usageApp+" (default: the app of objects Piceli made, else the namespace or the directory's name)")
+	fl.StringVar(&f.opts.Module, "module", "", "Go module path (default: example.com/APP)")
 	fl.BoolVar(&f.opts.Force, "force", false, "write into an existing directory, replacing the Go files, go.mod, go.sum, release.toml, .gitignore and manifests/ there")
 	fl.StringVar(&f.opts.PiceliSource, "piceli-source", "", "local Piceli checkout to use (default: the one this binary was built from)")
 	fl.StringVarP(&f.output, "output", "o", "text", usageOutput)
@@ -68,7 +68,7 @@ Bad input is refused (exit code 2) before anything is written.`
 func newImportYAMLCmd() *cobra.Command {
 	var f moduleImportFlags
 	cmd := &cobra.Command{
-		Use:   "yaml FILE_OR_DIR... --out DIR [--name APP] [--module PATH] [--force] [-o json]",
+		Use:   "yaml FILE_OR_DIR... --out DIR [--app APP] [--module PATH] [--force] [-o json]",
 		Short: "Generate a typed Go module from manifest files",
 		Long: `Generate a Piceli Go module from YAML or JSON manifests.
 
@@ -131,7 +131,7 @@ Then: piceli release plan --spec DIR/release.toml`,
 	fl := cmd.Flags()
 	fl.StringVar(&t.Kubeconfig, "kubeconfig", "", usageKubeconfig)
 	fl.StringVar(&t.Context, "context", "", usageContext)
-	fl.StringVar(&t.Namespace, "namespace", "", "namespace to import (required)")
+	fl.StringVar(&t.Namespace, "namespace", "", usageNamespace+"objects to import (required)")
 	fl.StringSliceVar(&t.Select, "select", nil, "import only these objects, as KIND/NAME (kind, resource or short name)")
 	fl.BoolVar(&t.AllKinds, "all-kinds", false, "read every namespaced kind that can be listed and created, not only the kinds apps are made of")
 	fl.BoolVar(&t.AllowExec, "allow-exec", false, usageAllowExec)

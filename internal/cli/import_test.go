@@ -55,7 +55,7 @@ func TestImportForceReplacesOnlyWhatImportWrites(t *testing.T) {
 		"app/NOTES.md":                   "mine\n",
 		"app/.piceli-release/owner.json": "{}\n",
 	})
-	res := run(t, "import", "yaml", filepath.Join(dir, "in.yaml"), "--out", out, "--force", "--name", "app", "--piceli-source", repoRoot(t))
+	res := run(t, "import", "yaml", filepath.Join(dir, "in.yaml"), "--out", out, "--force", "--app", "app", "--piceli-source", repoRoot(t))
 	if res.code != ExitOK {
 		t.Fatalf("import --force exit %d; stderr:\n%s", res.code, res.stderr)
 	}

@@ -43,9 +43,9 @@ Then: piceli render --spec DIR/release.toml`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Name, "name", "", "app and release name (default: the directory's name)")
-	f.StringVar(&opts.Module, "module", "", "Go module path (default: example.com/NAME)")
-	f.StringVar(&opts.Namespace, "namespace", "", "target namespace (default: NAME)")
+	f.StringVar(&opts.Name, "app", "", usageApp+" (default: the directory's name)")
+	f.StringVar(&opts.Module, "module", "", "Go module path (default: example.com/APP)")
+	f.StringVar(&opts.Namespace, "namespace", "", usageNamespace+"target (default: APP)")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", usageKubeconfig)
 	f.StringVar(&opts.Context, "context", "", usageContext)
 	f.StringVar(&opts.PiceliSource, "piceli-source", "", "local Piceli checkout to use (default: the one this binary was built from)")

@@ -37,7 +37,7 @@ func TestInitThenRender(t *testing.T) {
 func TestInitNeverOverwrites(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"infra.go": "mine"})
-	res := run(t, "init", dir, "--name", "x", "--piceli-source", repoRoot(t), "--no-tidy")
+	res := run(t, "init", dir, "--app", "x", "--piceli-source", repoRoot(t), "--no-tidy")
 	if res.code != ExitRefused || !strings.Contains(res.stderr, "infra.go: file already exists") {
 		t.Fatalf("init over an existing infra.go: exit %d, stderr %q; want exit 2 naming infra.go", res.code, res.stderr)
 	}

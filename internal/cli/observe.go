@@ -51,7 +51,7 @@ type prefsFlags struct {
 }
 
 func (f *prefsFlags) register(cmd *cobra.Command, required bool) {
-	usage := "whose forward preferences"
+	usage := usageUser
 	if !required {
 		usage += " (optional)"
 	}

@@ -14,7 +14,7 @@ func newForwardSaveCmd() *cobra.Command {
 	var p prefsFlags
 	var fw observe.Forward
 	cmd := &cobra.Command{
-		Use:   "forward-save --user U --name N --namespace NS --target service/x|deployment/x|pod/x --local-port L --remote-port R --kubeconfig F --context C",
+		Use:   "forward-save NAME --user U --namespace NS --target service/x|deployment/x|pod/x --local-port L --remote-port R --kubeconfig F --context C",
 		Short: "Save a port-forward preference for a user",
 		Long: `Save (or replace) a user's port-forward preference. Preferences are not
 secret; each user has one owner-only file. A preference is scoped to the
@@ -26,8 +26,9 @@ Steps:
   1. check the preference (bad input: exit 2, nothing saved)
   2. read the cluster's identity
   3. write the user's file atomically, owner-only`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fw.Name = args[0]
 			prefs, err := p.prefs(true)
 			if err != nil {
 				return err
@@ -52,10 +53,9 @@ Steps:
 	}
 	c.register(cmd)
 	p.register(cmd, true)
-	cmd.Flags().StringVar(&fw.Name, "name", "", "name of the preference")
-	cmd.Flags().StringVar(&fw.Namespace, "namespace", "", "namespace of the target")
-	cmd.Flags().StringVar(&fw.Target, "target", "", "service/NAME, deployment/NAME or pod/NAME")
-	cmd.Flags().StringVar(&fw.Address, "address", "127.0.0.1", "local address: 127.0.0.1 or ::1")
+	cmd.Flags().StringVar(&fw.Namespace, "namespace", "", usageNamespace+"target")
+	cmd.Flags().StringVar(&fw.Target, "target", "", usageTarget+": service/NAME, deployment/NAME or pod/NAME")
+	cmd.Flags().StringVar(&fw.Address, "address", "127.0.0.1", usageAddress)
 	cmd.Flags().IntVar(&fw.LocalPort, "local-port", 0, "local port (1024 or more)")
 	cmd.Flags().IntVar(&fw.RemotePort, "remote-port", 0, "port of the target (a Service port, or a container port)")
 	return cmd
@@ -107,9 +107,8 @@ Steps:
 
 func newForwardDeleteCmd() *cobra.Command {
 	var p prefsFlags
-	var name string
 	cmd := &cobra.Command{
-		Use:   "forward-delete --user U --name N",
+		Use:   "forward-delete NAME --user U",
 		Short: "Delete a user's saved port-forward preference",
 		Long: `Delete a user's saved port-forward preference.
 
@@ -117,8 +116,9 @@ Steps:
   1. read the user's preferences file (no cluster is contacted)
   2. refuse (exit 2) an unknown name; otherwise write the file without it,
      atomically`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
 			prefs, err := p.prefs(true)
 			if err != nil {
 				return err
@@ -131,16 +131,14 @@ Steps:
 		},
 	}
 	p.register(cmd, true)
-	cmd.Flags().StringVar(&name, "name", "", "name of the preference")
 	return cmd
 }
 
 func newForwardRunCmd() *cobra.Command {
 	var c clusterFlags
 	var p prefsFlags
-	var name string
 	cmd := &cobra.Command{
-		Use:   "forward-run --user U --name N --kubeconfig F --context C",
+		Use:   "forward-run NAME --user U --kubeconfig F --context C",
 		Short: "Run a saved port-forward until interrupted",
 		Long: `Run a user's saved port-forward through the API server until interrupted.
 
@@ -150,13 +148,13 @@ Steps:
      saved for
   3. listen on its loopback address and forward to a ready pod of its
      target, moving to another when that pod goes, until Ctrl-C`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			prefs, err := p.prefs(true)
 			if err != nil {
 				return err
 			}
-			saved, err := prefs.Get(p.user, name)
+			saved, err := prefs.Get(p.user, args[0])
 			if err != nil {
 				return err
 			}
@@ -180,6 +178,5 @@ Steps:
 	}
 	c.register(cmd)
 	p.register(cmd, true)
-	cmd.Flags().StringVar(&name, "name", "", "name of the preference")
 	return cmd
 }

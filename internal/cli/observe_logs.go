@@ -49,8 +49,8 @@ Steps:
 		},
 	}
 	c.register(cmd)
-	cmd.Flags().StringVar(&opts.Namespace, "namespace", "", "namespace of the target")
-	cmd.Flags().StringVar(&opts.Target, "target", "", "deployment/NAME, statefulset/NAME, service/NAME or pod/NAME")
+	cmd.Flags().StringVar(&opts.Namespace, "namespace", "", usageNamespace+"target")
+	cmd.Flags().StringVar(&opts.Target, "target", "", usageTarget+": deployment/NAME, statefulset/NAME, service/NAME or pod/NAME")
 	cmd.Flags().StringVar(&opts.Container, "container", "", "container (default: the pod's default container)")
 	cmd.Flags().BoolVar(&opts.Previous, "previous", false, "read the previous instance of the container")
 	cmd.Flags().IntVar(&opts.Lines, "tail", observe.DefaultTailLines, "lines to print at most (capped at 10000)")

@@ -58,8 +58,8 @@ Steps:
 	}
 	c.register(cmd)
 	p.register(cmd, false)
-	cmd.Flags().StringVar(&archivePath, "archive", "", "session archive file (piceli release archive --out)")
-	cmd.Flags().StringVar(&address, "address", "127.0.0.1", "address to listen on: 127.0.0.1 or ::1")
-	cmd.Flags().IntVar(&port, "port", observe.DefaultPort, "port to listen on (0: any free port)")
+	cmd.Flags().StringVar(&archivePath, "archive", "", "session archive file (piceli release archive writes one)")
+	cmd.Flags().StringVar(&address, "address", "127.0.0.1", usageAddress)
+	cmd.Flags().IntVar(&port, "port", observe.DefaultPort, usagePort+" (0: any free port)")
 	return cmd
 }

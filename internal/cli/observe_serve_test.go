@@ -70,7 +70,7 @@ func TestServeExitsCleanlyOnSIGINT(t *testing.T) {
 	backend, archivePath := lensDeployment(t, sb, ns)
 	prefsDir := filepath.Join(t.TempDir(), "forwards")
 	local := freePort(t)
-	save := []string{"observe", "forward-save", "--user", "alice", "--prefs-dir", prefsDir, "--name", "api", "--namespace", ns,
+	save := []string{"observe", "forward-save", "api", "--user", "alice", "--prefs-dir", prefsDir, "--namespace", ns,
 		"--target", "deployment/api", "--remote-port", "8080", "--kubeconfig", sb.Kubeconfig, "--context", sb.Context}
 	for _, bad := range [][]string{{"--local-port", "80"}, {"--local-port", strconv.Itoa(local), "--address", "0.0.0.0"}} {
 		if res := run(t, append(save, bad...)...); res.code != ExitRefused {

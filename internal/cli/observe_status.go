@@ -60,7 +60,7 @@ cluster, 1 otherwise, 2 on bad input.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&archivePath, "archive", "", "session archive file (piceli release archive --out)")
+	cmd.Flags().StringVar(&archivePath, "archive", "", "session archive file (piceli release archive writes one)")
 	outputFlag(cmd, &output)
 	return cmd
 }

@@ -27,9 +27,9 @@ func TestObserveStatusOfTheShop(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.stateDir, "runs", runID, "archive.json")); err != nil {
 		t.Fatalf("the run wrote no session archive: %v", err)
 	}
-	archivePath := filepath.Join(t.TempDir(), "shop-archive.json")
-	if res := run(t, "release", "archive", "--spec", r.spec, "--out", archivePath); res.code != ExitOK {
-		t.Fatalf("release archive: exit %d: %s", res.code, res.stderr)
+	archivePath := exportedFile(t, run(t, "release", "archive", "--spec", r.spec, "--out", t.TempDir(), "-o", "json"), "release archive", "piceli.archive-export/v1")
+	if filepath.Base(archivePath) != runID+".archive.json" {
+		t.Errorf("release archive wrote %s, want RUN.archive.json of run %s", archivePath, runID)
 	}
 	status := func(want int) *observe.Report {
 		t.Helper()

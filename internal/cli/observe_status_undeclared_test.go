@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,10 +20,7 @@ func TestObserveStatusSeesUndeclaredKindsTheArchiveLacks(t *testing.T) {
 	sb := appsSandbox(t)
 	r := newRelease(t, sb, "", map[string]string{"deploy.yaml": deploymentYAML("web", 1, "")})
 	r.apply(t, r.plan(t))
-	archivePath := filepath.Join(t.TempDir(), "archive.json")
-	if res := run(t, "release", "archive", "--spec", r.spec, "--out", archivePath); res.code != ExitOK {
-		t.Fatalf("release archive: exit %d: %s", res.code, res.stderr)
-	}
+	archivePath := exportedFile(t, run(t, "release", "archive", "--spec", r.spec, "--out", t.TempDir(), "-o", "json"), "release archive", "piceli.archive-export/v1")
 	const canary = "canary-4f1d9a7c0e2b-never-read"
 	core := sb.Clientset.CoreV1()
 	if _, err := core.ConfigMaps(r.ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "added-by-hand"}}, metav1.CreateOptions{}); err != nil {

@@ -19,11 +19,11 @@ var dataCommands = []string{
 	"codegen crd", "deploy", "deploy history", "deploy show", "import live", "import yaml",
 	"observe forward-list", "observe logs-run", "observe status",
 	"registry install", "registry status", "registry uninstall",
-	"release apply", "release check", "release diff", "release gc", "release history",
+	"release apply", "release archive", "release check", "release diff", "release gc", "release history",
 	"release plan", "release resume", "release rollback", "release run", "release secret show",
 	"release stop", "render",
-	"sandbox status", "sandbox up",
-	"state import", "state key", "state migrate", "state pull", "state show", "status",
+	"sandbox build", "sandbox down", "sandbox load", "sandbox status", "sandbox up",
+	"state export", "state import", "state key", "state migrate", "state pull", "state show", "status",
 }
 
 // notData are the runnable commands without -o, each with why its result
@@ -34,11 +34,6 @@ var notData = map[string]string{
 	"observe forward-run":    "runs port-forwards until interrupted",
 	"observe forward-save":   "edits a preferences file",
 	"observe serve":          "serves a UI until interrupted",
-	"release archive":        "writes an archive file (to do: a receipt document)",
-	"sandbox build":          "compiles binaries (to do: a document of what was built)",
-	"sandbox down":           "stops local processes",
-	"sandbox load":           "loads images (to do: a document of what was loaded)",
-	"state export":           "writes an encrypted file",
 }
 
 // Every command on dataCommands takes -o json, and every runnable command
@@ -138,41 +133,45 @@ func TestClusterCommandsJSON(t *testing.T) {
 		wantSchema(t, run(t, "state", "show", "--spec", r.spec, "-o", "json"), "state show -o json", "piceli.state/v1")
 		wantSchema(t, run(t, "release", "history", "--spec", r.spec, "-o", "json"), "release history -o json", "piceli.history/v1")
 		dir := t.TempDir()
-		export, pass := filepath.Join(dir, "state.age"), filepath.Join(dir, "pass")
+		pass := filepath.Join(dir, "pass")
 		if err := os.WriteFile(pass, []byte("a long enough passphrase\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if res := run(t, "state", "export", "--spec", r.spec, "--out", export, "--passphrase-file", pass); res.code != ExitOK {
-			t.Fatalf("state export: exit %d\n%s", res.code, res.stderr)
+		export := exportedFile(t, run(t, "state", "export", "--spec", r.spec, "--out", filepath.Join(dir, "out"), "--passphrase-file", pass, "-o", "json"), "state export", "piceli.state-export/v1")
+		if export != filepath.Join(dir, "out", "demo.state.age") {
+			t.Errorf("state export -o json: file %s, want out/demo.state.age", export)
 		}
+		exportedFile(t, run(t, "release", "archive", "--spec", r.spec, "--out", filepath.Join(dir, "out"), "-o", "json"), "release archive", "piceli.archive-export/v1")
 		doc = wantSchema(t, run(t, "state", "import", export, "--spec", r.spec, "--passphrase-file", pass, "-o", "json"), "state import -o json", "piceli.state-import/v1")
 		if doc["release"] != "demo" || doc["file"] != export {
 			t.Errorf("state import -o json: %v, want release demo and file %s", doc, export)
 		}
-		doc = wantSchema(t, run(t, "state", "migrate", "--spec", r.spec, "--to", "local", "-o", "json"), "state migrate -o json", "piceli.state-migrate/v1")
+		doc = wantSchema(t, run(t, "state", "migrate", "local", "--spec", r.spec, "-o", "json"), "state migrate -o json", "piceli.state-migrate/v1")
 		if doc["to"] != "local" || doc["next"] == "" {
 			t.Errorf("state migrate -o json: %v, want to local and what to do next", doc)
 		}
 	})
 }
 
-// The CLI prints no JSON document it built itself: writeJSON of a map
-// in internal/cli is where a typed document of a library belongs.
-func TestNoAdHocJSONDocumentsInTheCLI(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+// exportedFile checks that res is the schema document of a command that
+// wrote one file and returns the file, which must exist.
+func exportedFile(t *testing.T, res result, what, schema string) string {
+	t.Helper()
+	doc := wantSchema(t, res, what+" -o json", schema)
+	file, _ := doc["file"].(string)
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("%s -o json names file %q: %v", what, file, err)
 	}
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(data), "writeJSON(cmd, map[") {
-			t.Errorf("%s prints a map as a JSON document: print a typed document from the library instead", name)
-		}
+	return file
+}
+
+// onlyFile returns the one file in dir, failing the test unless there is
+// exactly one.
+func onlyFile(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("%s: want exactly one file, got %d (%v)", dir, len(entries), err)
 	}
+	return filepath.Join(dir, entries[0].Name())
 }

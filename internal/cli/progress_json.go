@@ -8,12 +8,8 @@ import (
 	"github.com/pynenc/piceli/progress"
 )
 
-// progressSchema names the format of the JSON-lines stream, so a reader can
-// refuse one it does not know.
-const progressSchema = "piceli.progress/v1"
-
 // jsonLines writes one JSON object per event, with "schema" set to
-// progressSchema and the event's fields beside it. It serialises writers
+// progress.Schema and the event's fields beside it. It serialises writers
 // and drops nothing: a run's end is its last event, as emitted.
 func jsonLines(w io.Writer) func(progress.Event) {
 	var mu sync.Mutex
@@ -21,9 +17,6 @@ func jsonLines(w io.Writer) func(progress.Event) {
 	return func(e progress.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		enc.Encode(struct {
-			Schema string `json:"schema"`
-			progress.Event
-		}{progressSchema, e})
+		enc.Encode(progress.LineOf(e))
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ var realWeb = goComposition{
 
 // helloOnRealNode starts a sandbox with a real node and delivers the hello
 // example's web image to it as a user does: `artifacts build` from the
-// example's pinned inputs, then `artifacts import --to containerd` through
+// example's pinned inputs, then `artifacts import --deliver containerd` through
 // the granted ctr into the node's containerd. It returns the sandbox and
 // the image's digest reference.
 func helloOnRealNode(t *testing.T) (*sandboxtest.RealNode, string) {
@@ -49,14 +50,19 @@ func helloOnRealNode(t *testing.T) (*sandboxtest.RealNode, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := run(t, "artifacts", "import", s.Layout, "--to", "containerd", "--grant", "ctr="+ctr,
+	res := run(t, "artifacts", "import", s.Layout, "--deliver", "containerd", "--grant", "ctr="+ctr,
 		"--containerd-address", node.Containerd, "--receipts", t.TempDir())
 	if res.code != ExitOK {
-		t.Fatalf("artifacts import --to containerd: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+		t.Fatalf("artifacts import --deliver containerd: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	ref, err := artifact.Resolve(buildSpec, "web", "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// sandbox load takes the same layout; loading an image again is harmless.
+	doc := wantSchema(t, run(t, "sandbox", "load", s.Layout, "--name", rn.Info.Name, "--dir", rn.Dir, "-o", "json"), "sandbox load -o json", "piceli.sandbox-load/v1")
+	if images, _ := doc["images"].([]any); len(images) == 0 || !strings.Contains(fmt.Sprint(images), "hello/web") {
+		t.Errorf("sandbox load -o json: images %v, want the hello web image", doc["images"])
 	}
 	return rn, ref
 }

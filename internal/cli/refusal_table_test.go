@@ -10,14 +10,19 @@ import (
 // argsOf are the positional arguments a command needs before it looks at
 // its flags, and the flags it needs before it reads its spec.
 var argsOf = map[string][]string{
-	"release secret show": {"db"},
-	"deploy show":         {"20260101-000000-abcdef"},
-	"artifacts inspect":   {"layout"},
-	"artifacts import":    {"layout"},
-	"import yaml":         {"in.yaml", "--out", passphraseFile + ".module"},
-	"state import":        {passphraseFile, "--passphrase-file", passphraseFile},
-	"release archive":     {"--out", "archive.json"},
-	"state export":        {"--out", "state.tar", "--passphrase-file", passphraseFile},
+	"release secret show":    {"db"},
+	"deploy show":            {"20260101-000000-abcdef"},
+	"artifacts inspect":      {"layout"},
+	"artifacts import":       {"layout"},
+	"import yaml":            {"in.yaml", "--out", passphraseFile + ".module"},
+	"state import":           {passphraseFile, "--passphrase-file", passphraseFile},
+	"release archive":        {"--out", "archives"},
+	"state export":           {"--out", "exports", "--passphrase-file", passphraseFile},
+	"state migrate":          {"cluster"},
+	"sandbox load":           {"image.tar"},
+	"observe forward-save":   {"api"},
+	"observe forward-delete": {"api"},
+	"observe forward-run":    {"api"},
 }
 
 // passphraseFile in argsOf stands for a passphrase file the test writes.

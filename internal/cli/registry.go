@@ -28,15 +28,15 @@ type registryFlags struct {
 
 func (f *registryFlags) register(cmd *cobra.Command, uninstall bool) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.opts.Dir, "dir", ".piceli-registry", "directory of the registry's release spec, manifests and state")
+	fl.StringVar(&f.opts.Dir, "dir", ".piceli-registry", usageDir+"registry's files: its release spec, manifests and state")
 	fl.StringVar(&f.opts.Kubeconfig, "kubeconfig", "", usageKubeconfig)
 	fl.StringVar(&f.opts.Context, "context", "", usageContext)
-	fl.StringVar(&f.opts.Namespace, "namespace", "", "the namespace of the registry")
+	fl.StringVar(&f.opts.Namespace, "namespace", "", usageNamespace+"registry")
 	if !uninstall {
 		fl.StringVar(&f.opts.Storage, "storage", "", "size of the registry's claim (default 10Gi)")
 		fl.StringVar(&f.opts.Image, "image", "", "a registry:2-compatible image pinned by digest")
 	}
-	fl.StringVar(&f.run.approve, "approve", "", "hash of the plan to apply, or its first 12 to 64 lower-case hex digits")
+	fl.StringVar(&f.run.approve, "approve", "", usageApprove)
 	fl.BoolVar(&f.run.allowExec, "allow-exec", false, usageAllowExec)
 	fl.StringVarP(&f.run.output, "output", "o", "text", usageOutput)
 }
@@ -56,7 +56,7 @@ Steps:
   3. with --approve: apply exactly that plan through the engine (journal,
      server-side apply, readiness), as "piceli release apply" does
 
-Push to it with "piceli artifacts import LAYOUT --to registry --via-forward
+Push to it with "piceli artifacts import LAYOUT --deliver registry --via-forward
 service/registry:5000 --kubeconfig F --context C --namespace N".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -132,7 +132,7 @@ Steps:
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", ".piceli-registry", "directory of the registry's release")
+	cmd.Flags().StringVar(&dir, "dir", ".piceli-registry", usageDir+"registry's files: its release spec, manifests and state")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }

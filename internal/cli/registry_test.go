@@ -71,7 +71,7 @@ func TestRegistryInstallPushUninstall(t *testing.T) {
 	build := artifacttest.Services(t, t.TempDir())
 	mustRun(t, "artifacts", "pin", "--spec", build)
 	mustRun(t, "artifacts", "build", "--spec", build)
-	res := mustRun(t, "artifacts", "import", filepath.Join(filepath.Dir(build), ".piceli-build", "oci"), "--to", "registry", "--image", "gateway",
+	res := mustRun(t, "artifacts", "import", filepath.Join(filepath.Dir(build), ".piceli-build", "oci"), "--deliver", "registry", "--only", "gateway",
 		"--via-forward", "service/registry:5000", "--kubeconfig", sb.Kubeconfig, "--context", sb.Context, "--namespace", ns)
 	if !strings.Contains(res.stdout, "succeeded: 1 image(s) to registry") || loopback.Blobs(t) != 4 {
 		t.Errorf("push to the in-cluster registry: stdout %s; registry holds %d blobs, want gateway's 4", res.stdout, loopback.Blobs(t))

@@ -69,7 +69,7 @@ the same way; a second one abandons its in-flight writes.`,
 		},
 	}
 	f.registerRun(cmd)
-	cmd.Flags().StringVar(&f.approve, "approve", "", "hash of the plan to apply, or its first 12 to 64 lower-case hex digits")
+	cmd.Flags().StringVar(&f.approve, "approve", "", usageApprove)
 	return cmd
 }
 

@@ -8,11 +8,12 @@ import (
 
 func newArchiveCmd() *cobra.Command {
 	var f specFlag
-	var run, out string
+	var run, out, output string
 	cmd := &cobra.Command{
-		Use:   "archive --spec release.toml [--run ID] --out FILE",
+		Use:   "archive --spec release.toml [--run ID] --out DIR [-o json]",
 		Short: "Export the session archive of a run, for the operations lens",
-		Long: `Export the session archive of a run (the latest unless --run names one).
+		Long: `Export the session archive of a run (the latest unless --run names one)
+into DIR as RUN.archive.json.
 
 The archive ("schema": "piceli.session-archive/v1") records the target's
 identity, the release, revision and plan hash, every declared object with
@@ -23,25 +24,33 @@ reads it.
 Steps:
   1. find the run (no cluster is contacted)
   2. read its archive, or build it from its journal for an older run
-  3. write it to FILE atomically, owner-only`,
+  3. write it into DIR atomically, owner-only`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			if out == "" {
-				return refusedf("--out FILE is required")
+				return refusedf("--out DIR is required")
 			}
 			r, err := f.open(cmd, release.Options{})
 			if err != nil {
 				return err
 			}
-			if _, err := r.Archive(cmd.Context(), release.ArchiveOptions{Run: run, Out: out}); err != nil {
+			exp, err := r.ExportArchive(cmd.Context(), out, release.ArchiveOptions{Run: run})
+			if err != nil {
 				return err
 			}
-			cmd.PrintErrf("session archive written to %s\n", out)
+			if output == "json" {
+				return writeJSON(cmd, exp)
+			}
+			cmd.Printf("session archive of run %s written to %s\n", exp.Run, exp.File)
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&run, "run", "", "run id (default: the latest run)")
-	cmd.Flags().StringVar(&out, "out", "", "file to write the archive to")
+	cmd.Flags().StringVar(&out, "out", "", usageOutDir+"the archive into (required)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }

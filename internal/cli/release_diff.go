@@ -9,11 +9,11 @@ import (
 )
 
 func newDiffCmd() *cobra.Command {
-	var f planFlags
+	f := planFlags{markdown: true}
 	var showUnchanged bool
 	var exitCode bool
 	cmd := &cobra.Command{
-		Use:   "diff --spec release.toml [--exit-code]",
+		Use:   "diff --spec release.toml [--exit-code] [-o markdown]",
 		Short: "Show what applying the release would change, storing nothing",
 		Long: `Show, field by field, what applying the release would change.
 
@@ -23,7 +23,8 @@ Steps:
   2. print the result; store nothing (no plan, no key, no secret version)
 
 With --exit-code the command exits 1 when anything would change, so scripts
-can detect drift.`,
+can detect drift. With -o markdown the result is a pull-request review
+comment, as "piceli release plan -o markdown" prints (see docs/review.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := f.open(cmd, release.Options{})
@@ -34,7 +35,7 @@ can detect drift.`,
 			if err != nil {
 				return err
 			}
-			if err := printPlan(cmd, f.output, p, "", showUnchanged); err != nil {
+			if err := printPlan(cmd, f.output, p, releaseCommand("plan", f.specFlag), showUnchanged); err != nil {
 				return err
 			}
 			if exitCode && p.Changed() {

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,19 +17,25 @@ type planFlags struct {
 	output       string
 	allowReplace bool
 	parallel     int
+	// markdown offers -o markdown: plan and diff, whose output is a
+	// review comment; the commands that apply do not.
+	markdown bool
 }
+
+// usageOutputMarkdown is the help of -o on plan and diff.
+const usageOutputMarkdown = "output format: text, json or markdown"
 
 func (f *planFlags) register(cmd *cobra.Command) {
 	f.targetFlags.register(cmd)
-	cmd.Flags().StringVarP(&f.output, "output", "o", "text", usageOutput)
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", outputUsage(f.markdown))
 	cmd.Flags().BoolVar(&f.allowReplace, "allow-replace", false, "plan delete-and-create for immutable field changes instead of refusing them")
 	cmd.Flags().IntVar(&f.parallel, "parallel", 0, "requests in flight at once: dry-runs when planning, writes within a wave when applying (0: 16)")
 }
 
 // open checks the output format and opens the release.
 func (f *planFlags) open(cmd *cobra.Command, opts release.Options) (*release.Release, error) {
-	if f.output != "text" && f.output != "json" {
-		return nil, refusedf("unknown output format %q (want text or json)", f.output)
+	if f.output != "text" && f.output != "json" && (f.output != "markdown" || !f.markdown) {
+		return nil, refusedf("unknown output format %q (want %s)", f.output, strings.TrimPrefix(outputUsage(f.markdown), "output format: "))
 	}
 	if f.parallel < 0 {
 		return nil, refusedf("--parallel %d: want a positive number of requests, or 0 for the default", f.parallel)
@@ -37,10 +44,10 @@ func (f *planFlags) open(cmd *cobra.Command, opts release.Options) (*release.Rel
 }
 
 func newPlanCmd() *cobra.Command {
-	var f planFlags
+	f := planFlags{markdown: true}
 	var showUnchanged bool
 	cmd := &cobra.Command{
-		Use:   "plan --spec release.toml",
+		Use:   "plan --spec release.toml [-o markdown]",
 		Short: "Compute, store and print what applying the release would change",
 		Long: `Compute what applying the release would change in its target cluster.
 
@@ -57,7 +64,11 @@ Steps:
      print it with its hash
 
 Nothing is written to the cluster. Approve the plan with
-"piceli release apply --approve HASH".`,
+"piceli release apply --approve HASH".
+
+With -o markdown the plan is printed as a pull-request review comment:
+counts, each changed object with its fields, a Secret's keys but never a
+value, and the approve command (see docs/review.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := f.open(cmd, release.Options{})
@@ -79,16 +90,22 @@ Nothing is written to the cluster. Approve the plan with
 // usageShowUnchanged is the help of --show-unchanged, in plan and diff.
 const usageShowUnchanged = "list every unchanged object, not only each wave's count of them"
 
-// printPlan writes the plan as text or JSON, with next, the command that
-// applies it; a blocked plan ends with exit code 1 after it is printed.
+// printPlan writes the plan as text, JSON or Markdown, with next, the
+// command that applies it (for a diff, the one that stores a plan); a
+// blocked plan ends with exit code 1 after it is printed.
 func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string, showUnchanged bool) error {
-	if output == "json" {
+	switch output {
+	case "json":
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(p); err != nil {
 			return err
 		}
-	} else {
+	case "markdown":
+		if err := p.WriteMarkdown(cmd.OutOrStdout(), plan.MarkdownOptions{Next: next}); err != nil {
+			return err
+		}
+	default:
 		p.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd), ShowUnchanged: showUnchanged})
 		if p.Hash != "" {
 			cmd.Printf("\nplan %s stored\napply it with: %s\n", p.Hash, next)
@@ -127,4 +144,12 @@ func blocksReplace(p *plan.Plan) bool {
 		}
 	}
 	return false
+}
+
+// outputUsage is the help of -o: with markdown on plan and diff.
+func outputUsage(markdown bool) string {
+	if markdown {
+		return usageOutputMarkdown
+	}
+	return usageOutput
 }

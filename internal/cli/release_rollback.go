@@ -42,7 +42,7 @@ Steps:
 		},
 	}
 	f.registerRun(cmd)
-	cmd.Flags().IntVar(&to, "to", 0, "revision to go back to (default: the one before the latest)")
-	cmd.Flags().StringVar(&f.approve, "approve", "", "hash of the rollback plan to apply, or its first 12 to 64 lower-case hex digits")
+	cmd.Flags().IntVar(&to, "to", 0, usageTo+"the revision to go back to (default: the one before the latest)")
+	cmd.Flags().StringVar(&f.approve, "approve", "", usageApprove+" (a rollback plan)")
 	return cmd
 }

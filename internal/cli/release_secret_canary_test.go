@@ -144,8 +144,9 @@ func TestSecretCanariesNeverLeak(t *testing.T) {
 			t.Errorf("run %s has no session archive: %v", d.Name(), err)
 		}
 	}
-	archivePath := filepath.Join(r.dir, "exported-archive.json")
-	piceli(ExitOK, "release", "archive", "--spec", r.spec, "--out", archivePath)
+	archiveDir := filepath.Join(r.dir, "exported")
+	piceli(ExitOK, "release", "archive", "--spec", r.spec, "--out", archiveDir)
+	archivePath := onlyFile(t, archiveDir)
 	lens := run(t, "observe", "status", "--archive", archivePath, "--kubeconfig", sb.Kubeconfig, "--context", sb.Context, "-o", "json")
 	out.add("observe status", lens.stdout+lens.stderr)
 	piceli(ExitOK, "render", "--spec", r.spec)

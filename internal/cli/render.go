@@ -58,7 +58,7 @@ first the values and images, then per object the field paths that differ
 	}
 	sf.register(cmd)
 	cmd.Flags().StringVarP(&format, "output", "o", "yaml", "output format: yaml or json")
-	cmd.Flags().StringVar(&out, "out", "", "write one file per object into this directory")
+	cmd.Flags().StringVar(&out, "out", "", usageOutDir+"one file per object into")
 	cmd.Flags().StringVar(&diffEnv, "diff-env", "", "compare the --env environment with this one and print what differs")
 	return cmd
 }

@@ -35,7 +35,7 @@ type sandboxFlags struct {
 
 func (f *sandboxFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "name", sandbox.DefaultName, "sandbox name; sandboxes with different names run side by side")
-	cmd.Flags().StringVar(&f.dir, "dir", "", "sandbox state directory (default $PICELI_SANDBOX_DIR, else .piceli-sandbox at the repository root)")
+	cmd.Flags().StringVar(&f.dir, "dir", "", usageDir+"sandbox's files (default $PICELI_SANDBOX_DIR, else .piceli-sandbox at the repository root)")
 	cmd.Flags().StringVar(&f.binDir, "bin-dir", "", "binary cache (default $PICELI_CACHE_DIR/sandbox/<versions>/bin, else under the user cache directory)")
 }
 
@@ -117,7 +117,7 @@ only pods tolerating it land there. Images come from ` + "`piceli sandbox load`"
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	f.register(cmd)
-	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", "tools/sandbox directory to build missing binaries from (default: found upwards from the working directory)")
+	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", usageToolsDir)
 	cmd.Flags().IntVar(&nodes, "nodes", 1, "number of fake nodes, each with address 127.0.0.1 and room for 1000 pods (default 0 with --real-node)")
 	cmd.Flags().BoolVar(&realNode, "real-node", false, "add a real node running containers with containerd and a kubelet (root; Debian packages containerd, runc, containernetworking-plugins, iproute2)")
 	cmd.Flags().BoolVar(&noLoadBalancer, "no-load-balancer", false, "give LoadBalancer Services no ingress address, like a cluster without a load-balancer controller")
@@ -141,8 +141,9 @@ func printSandboxInfo(w io.Writer, info sandbox.Info) {
 
 func newSandboxDownCmd() *cobra.Command {
 	var f sandboxFlags
+	var output string
 	cmd := &cobra.Command{
-		Use:   "down",
+		Use:   "down [-o json]",
 		Short: "Stop the sandbox's processes and remove its kubeconfig",
 		Long: `Stop the sandbox.
 
@@ -153,6 +154,9 @@ Steps:
   3. remove its state (volumes included) and kubeconfig file`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			sb, err := openSandbox(f.options(cmd.ErrOrStderr()))
 			if err != nil {
 				return err
@@ -160,6 +164,9 @@ Steps:
 			stopped, err := sb.Down(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, sandbox.DownDoc{Schema: sandbox.DownSchema, Name: sb.Layout().Name, Stopped: stopped})
 			}
 			if stopped {
 				fmt.Fprintf(cmd.OutOrStdout(), "sandbox %q stopped; no process left\n", sb.Layout().Name)
@@ -170,6 +177,7 @@ Steps:
 		},
 	}
 	f.register(cmd)
+	outputFlag(cmd, &output)
 	return cmd
 }
 
@@ -237,10 +245,10 @@ func printSandboxStatus(w io.Writer, st sandbox.Status, output string) error {
 }
 
 func newSandboxBuildCmd() *cobra.Command {
-	var toolsDir, binDir string
+	var toolsDir, binDir, output string
 	var force bool
 	cmd := &cobra.Command{
-		Use:   "build",
+		Use:   "build [-o json]",
 		Short: "Build the pinned sandbox binaries into the version-keyed cache",
 		Long: `Build the sandbox's binaries.
 
@@ -249,10 +257,13 @@ Steps:
   2. compile etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
      kubectl, kwok, kwokctl and kwok-stages from its pinned modules (10 to
      15 minutes on 2 idle cores, far longer under load), then the real node's kubelet and pause;
-     binaries already cached are kept unless --force
+     binaries already cached are kept unless --rebuild
   3. print the cache directory`,
 		Args: sandboxNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			opts := sandbox.BuildOptions{ToolsDir: toolsDir, BinDir: binDir, Force: force, Progress: sandbox.ProgressTo(cmd.ErrOrStderr())}
 			if opts.ToolsDir == "" {
 				found, ok := sandbox.FindToolsDir(".")
@@ -265,13 +276,17 @@ Steps:
 			if err != nil {
 				return err
 			}
+			if output == "json" {
+				return writeJSON(cmd, sandbox.BuildDoc{Schema: sandbox.BuildSchema, BinDir: dir})
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), dir)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", "tools/sandbox directory (default: found upwards from the working directory)")
+	cmd.Flags().StringVar(&toolsDir, "tools-dir", "", usageToolsDir)
 	cmd.Flags().StringVar(&binDir, "bin-dir", "", "binary cache (default $PICELI_CACHE_DIR/sandbox/<versions>/bin, else under the user cache directory)")
-	cmd.Flags().BoolVar(&force, "force", false, "rebuild binaries that are already cached")
+	cmd.Flags().BoolVar(&force, "rebuild", false, "rebuild binaries that are already cached")
+	outputFlag(cmd, &output)
 	return cmd
 }
 

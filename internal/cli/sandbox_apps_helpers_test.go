@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -95,8 +96,15 @@ func stopAppsSandbox() error {
 		return nil
 	}
 	defer os.RemoveAll(apps.dir)
-	_, err := appsPiceli("sandbox", "down")
-	return err
+	out, err := appsPiceli("sandbox", "down", "-o", "json")
+	if err != nil {
+		return err
+	}
+	var doc sandbox.DownDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != sandbox.DownSchema || !doc.Stopped || doc.Name != apps.name {
+		return fmt.Errorf("sandbox down -o json = %q (%v), want %s stopping %s", out, err, sandbox.DownSchema, apps.name)
+	}
+	return nil
 }
 
 // assertAllCurrent checks that every object p declares is ready by

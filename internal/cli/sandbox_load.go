@@ -12,8 +12,9 @@ import (
 
 func newSandboxLoadCmd() *cobra.Command {
 	var f sandboxFlags
+	var output string
 	cmd := &cobra.Command{
-		Use:   "load IMAGE_TARBALL|OCI_LAYOUT",
+		Use:   "load IMAGE_TARBALL|OCI_LAYOUT [-o json]",
 		Short: "Import an image into the sandbox's real node",
 		Long: `Import an image into the containerd of the sandbox's real node (started with
 ` + "`piceli sandbox up --real-node`" + `), where pods with imagePullPolicy Never or
@@ -26,6 +27,9 @@ Steps:
   3. print each image name imported`,
 		Args: func(cmd *cobra.Command, args []string) error { return refused(cobra.ExactArgs(1)(cmd, args)) },
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			sb, err := openSandbox(f.options(cmd.ErrOrStderr()))
 			if err != nil {
 				return err
@@ -34,6 +38,9 @@ Steps:
 			if err != nil {
 				return refusedIf(err, sandbox.ErrNotImage, sandbox.ErrNoRealNode, fs.ErrNotExist)
 			}
+			if output == "json" {
+				return writeJSON(cmd, sandbox.LoadDoc{Schema: sandbox.LoadSchema, Name: sb.Layout().Name, Images: append([]string{}, names...)})
+			}
 			for _, n := range names {
 				fmt.Fprintf(cmd.OutOrStdout(), "loaded %s\n", n)
 			}
@@ -41,6 +48,7 @@ Steps:
 		},
 	}
 	f.register(cmd)
+	outputFlag(cmd, &output)
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -27,6 +28,17 @@ func TestSandboxRefusesBadInput(t *testing.T) {
 				t.Fatalf("piceli %s: exit %d, want %d; stderr %q", strings.Join(args, " "), r.code, ExitRefused, r.stderr)
 			}
 		})
+	}
+}
+
+func TestSandboxDownOfANeverStartedSandboxJSON(t *testing.T) {
+	dir := t.TempDir()
+	doc := wantSchema(t, run(t, "sandbox", "down", "--name", "never", "--dir", dir, "-o", "json"), "sandbox down -o json", "piceli.sandbox-down/v1")
+	if doc["name"] != "never" || doc["stopped"] != false {
+		t.Errorf("sandbox down -o json of a sandbox never started: %v, want name never and stopped false", doc)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("sandbox down of a sandbox never started wrote %d entries into its directory", len(entries))
 	}
 }
 

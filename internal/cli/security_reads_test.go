@@ -95,7 +95,7 @@ func layoutWith(verb string, layer func(*testing.T, string)) hostileInput {
 		if verb == "inspect" {
 			return []string{"artifacts", "inspect", dir}
 		}
-		return []string{"artifacts", "import", dir, "--to", "registry", "--registry", "127.0.0.1:1", "--receipts", filepath.Join(t.TempDir(), "receipts")}
+		return []string{"artifacts", "import", dir, "--deliver", "registry", "--registry", "127.0.0.1:1", "--receipts", filepath.Join(t.TempDir(), "receipts")}
 	}
 }
 

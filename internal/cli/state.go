@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -147,7 +145,7 @@ Steps:
 func newStateKeyCmd() *cobra.Command {
 	var output, name string
 	cmd := &cobra.Command{
-		Use:   "key [--name NAME] [-o json]",
+		Use:   "key [--signer NAME] [-o json]",
 		Short: "Print this machine's state signing key line, creating the key if missing",
 		Long: `Print the line that lets this machine write a release's shared state:
 paste it into [release] state_signers of release.toml.
@@ -158,7 +156,7 @@ Steps:
   2. create it when missing: a fresh ed25519 key, owner-only (0600) in a
      0700 directory; a key file open to group or others, or not a regular
      file, is refused
-  3. print "ed25519:<base64 public key> NAME" (NAME: --name, or user@host)
+  3. print "ed25519:<base64 public key> NAME" (NAME: --signer, or user@host)
 
 The private key never leaves the file. Each machine and CI runner that
 plans, applies or pushes state has its own key; readers need none.`,
@@ -179,7 +177,7 @@ plans, applies or pushes state has its own key; readers need none.`,
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
-	cmd.Flags().StringVar(&name, "name", "", "the name on the signer line (default: user@host)")
+	cmd.Flags().StringVar(&name, "signer", "", "the name on the signer line (default: user@host)")
 	return cmd
 }
 
@@ -205,20 +203,24 @@ func (p *passphraseFlag) read() (string, error) {
 func newStateExportCmd() *cobra.Command {
 	var f targetFlags
 	var pass passphraseFlag
-	var out string
+	var out, output string
 	cmd := &cobra.Command{
-		Use:   "export --spec release.toml --out FILE --passphrase-file FILE",
+		Use:   "export --spec release.toml --out DIR --passphrase-file FILE [-o json]",
 		Short: "Write the whole state to a file, encrypted with age",
-		Long: `Write the release's whole state to one file, encrypted with age
-(scrypt, from the passphrase in --passphrase-file). Never written in plain.
+		Long: `Write the release's whole state to one file, DIR/RELEASE.state.age,
+encrypted with age (scrypt, from the passphrase in --passphrase-file).
+Never written in plain.
 
 Steps:
   1. for state = "cluster": pull the state first
-  2. pack the state directory and encrypt it to --out (mode 0600)`,
+  2. pack the state directory and encrypt it into --out (mode 0600)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			if out == "" {
-				return refused(fmt.Errorf("--out is required"))
+				return refusedf("--out DIR is required")
 			}
 			phrase, err := pass.read()
 			if err != nil {
@@ -228,20 +230,21 @@ Steps:
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
-			if err := r.State().Export(cmd.Context(), &buf, phrase); err != nil {
+			exp, err := r.State().ExportTo(cmd.Context(), out, phrase)
+			if err != nil {
 				return err
 			}
-			if err := os.WriteFile(out, buf.Bytes(), 0o600); err != nil {
-				return err
+			if output == "json" {
+				return writeJSON(cmd, exp)
 			}
-			cmd.Printf("exported the state of %s to %s (age-encrypted, %d bytes)\n", r.Name(), out, buf.Len())
+			cmd.Printf("exported the state of %s to %s (age-encrypted, %d bytes)\n", exp.Release, exp.File, exp.Bytes)
 			return nil
 		},
 	}
 	f.register(cmd)
 	pass.register(cmd)
-	cmd.Flags().StringVar(&out, "out", "", "file to write (required)")
+	cmd.Flags().StringVar(&out, "out", "", usageOutDir+"the encrypted state into (required)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }
 
@@ -296,20 +299,21 @@ Steps:
 
 func newStateMigrateCmd() *cobra.Command {
 	var f targetFlags
-	var to, output string
+	var output string
 	cmd := &cobra.Command{
-		Use:   "migrate --spec release.toml --to cluster|local [-o json]",
+		Use:   "migrate cluster|local --spec release.toml [-o json]",
 		Short: "Move the release's state between the cluster and state_dir",
 		Long: `Move the release's state between modes.
 
 Steps:
   1. take the release's Lease (its namespace must exist)
-  2. --to cluster: push the state directory to the cluster;
-     --to local: pull the newest complete snapshot into the state
+  2. cluster: push the state directory to the cluster;
+     local: pull the newest complete snapshot into the state
      directory, then delete the state Secrets
   3. say how to set [release] state in the spec (it is not edited)`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			to := args[0]
 			if err := checkOutput(output); err != nil {
 				return err
 			}
@@ -329,7 +333,6 @@ Steps:
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&to, "to", "", "cluster or local (required)")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
 	return cmd
 }

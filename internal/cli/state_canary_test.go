@@ -33,7 +33,7 @@ func TestSharedStateCanariesStayInSecrets(t *testing.T) {
 	if err := os.WriteFile(pass, []byte("a long enough passphrase\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	export := filepath.Join(t.TempDir(), "state.age")
+	exportDir := t.TempDir()
 
 	var out outputs
 	piceli := func(args ...string) {
@@ -51,7 +51,8 @@ func TestSharedStateCanariesStayInSecrets(t *testing.T) {
 	piceli("state", "show", "--spec", r.spec)
 	piceli("state", "show", "--spec", r.spec, "-o", "json")
 	piceli("state", "pull", "--spec", r.spec)
-	piceli("state", "export", "--spec", r.spec, "--out", export, "--passphrase-file", pass)
+	piceli("state", "export", "--spec", r.spec, "--out", exportDir, "--passphrase-file", pass)
+	export := onlyFile(t, exportDir)
 	piceli("state", "import", export, "--spec", r.spec, "--passphrase-file", pass)
 
 	for _, o := range out {

@@ -16,14 +16,14 @@ import (
 func TestStateKey(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "keys", "state.key")
 	t.Setenv(stateKeyEnv, path)
-	first := run(t, "state", "key", "--name", "ci runner 1")
+	first := run(t, "state", "key", "--signer", "ci runner 1")
 	if first.code != ExitOK || !strings.HasPrefix(first.stdout, "ed25519:") || !strings.HasSuffix(first.stdout, " ci runner 1\n") || !strings.Contains(first.stderr, "created") {
 		t.Fatalf("state key: exit %d\n%s%s; want a new key's line", first.code, first.stdout, first.stderr)
 	}
 	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("key file %s: %v, %v; want mode 0600", path, info, err)
 	}
-	again := run(t, "state", "key", "--name", "ci runner 1", "-o", "json")
+	again := run(t, "state", "key", "--signer", "ci runner 1", "-o", "json")
 	var doc struct {
 		Schema string
 		Key    release.StateKey
@@ -56,7 +56,7 @@ func TestAnUnlistedMachineMayNotWriteTheState(t *testing.T) {
 		{"release", "apply", "--spec", spec, "--approve", "0123456789ab"},
 		{"release", "resume", "--spec", spec},
 		{"release", "rollback", "--spec", spec},
-		{"state", "migrate", "--spec", spec, "--to", "cluster"},
+		{"state", "migrate", "cluster", "--spec", spec},
 	} {
 		res := run(t, args...)
 		if res.code != ExitRefused || !strings.Contains(res.stderr, id) || !strings.Contains(res.stderr, "is not in [release] state_signers") {

@@ -10,17 +10,17 @@ import (
 	"github.com/pynenc/piceli/internal/state"
 )
 
-// A local release moved to the cluster with "state migrate --to cluster"
+// A local release moved to the cluster with "state migrate cluster"
 // is seen by a second machine; "state show" names a deleted chunk; and
-// "state migrate --to local" brings the state back and leaves no state
+// "state migrate local" brings the state back and leaves no state
 // Secret.
 func TestStateMigrateBothWaysAndShowNamesADeletedChunk(t *testing.T) {
 	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	a := newRelease(t, sb, `state = "local"`+"\n"+signersLine, smallManifests())
 	a.apply(t, a.plan(t))
-	if res := run(t, "state", "migrate", "--spec", a.spec, "--to", "cluster"); res.code != ExitOK || !strings.Contains(res.stdout, `now set state = "cluster"`) {
-		t.Fatalf("state migrate --to cluster: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	if res := run(t, "state", "migrate", "cluster", "--spec", a.spec); res.code != ExitOK || !strings.Contains(res.stdout, `now set state = "cluster"`) {
+		t.Fatalf("state migrate cluster: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	b := newReleaseIn(t, sb, a.ns, sharedState, smallManifests())
 	if got := runHistory(t, b); !strings.HasPrefix(got, "1 ") {
@@ -40,8 +40,8 @@ func TestStateMigrateBothWaysAndShowNamesADeletedChunk(t *testing.T) {
 	// Push a complete snapshot again from the second machine, then move back.
 	b.setManifest(t, "cm-a.yaml", configMapYAML("a", "value", "2"))
 	b.plan(t)
-	if res := run(t, "state", "migrate", "--spec", b.spec, "--to", "local"); res.code != ExitOK {
-		t.Fatalf("state migrate --to local: exit %d\n%s", res.code, res.stderr)
+	if res := run(t, "state", "migrate", "local", "--spec", b.spec); res.code != ExitOK {
+		t.Fatalf("state migrate local: exit %d\n%s", res.code, res.stderr)
 	}
 	left, err := secrets.List(t.Context(), metav1.ListOptions{LabelSelector: state.StateLabel + "=demo"})
 	if err != nil || len(left.Items) != 0 {

@@ -50,8 +50,11 @@ func colorful(cmd *cobra.Command) bool {
 	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == ""
 }
 
-// The help text of each flag that many commands share: a flag name means
-// one thing in every command (TestCommandTreeContract).
+// The help text, or the head of it, of each flag more than one command
+// takes: a flag name means one thing in every command. A head (the entries
+// ending in a space, ": " or "(default ") is completed by each command
+// with what the flag is of there. TestCommandTreeContract holds every flag
+// two commands share to one text, or to one of these heads.
 const (
 	usageAllowExec  = "let the kubeconfig's exec credential plugin or auth provider run"
 	usageKubeconfig = "kubeconfig file of the cluster (never $KUBECONFIG or ~/.kube/config)"
@@ -59,4 +62,20 @@ const (
 	usageOutput     = "output format: text or json"
 	usageSpec       = "spec file to read"
 	usageEnv        = "environment of the spec's [environments] (required when it declares any)"
+	usageApp        = "app and release name"
+	usageApprove    = "hash of the plan to apply, or its first 12 to 64 lower-case hex digits"
+	usageAddress    = "local address to listen on: 127.0.0.1 or ::1"
+	usagePort       = "local port to listen on"
+	usageTarget     = "object to reach, as KIND/NAME"
+	usageNamespace  = "namespace of the "
+	usageOutDir     = "directory to write "
+	usageDir        = "directory of the "
+	usageUser       = "whose forward preferences"
+	usageOnly       = "only these "
+	usageDeliver    = "where the images go"
+	usageGrant      = "TOOL=PATH: let Piceli run this tool"
+	usageRegistry   = "registry HOST:PORT"
+	usageContainerd = "containerd's socket (default "
+	usageTo         = "the release's destination: "
+	usageToolsDir   = "tools/sandbox directory (default: found upwards from the working directory)"
 )

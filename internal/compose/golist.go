@@ -3,12 +3,12 @@ package compose
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/pynenc/piceli/internal/golist"
 )
 
 // errNoGo says a Go composition needs a Go toolchain and what needs none.
@@ -58,27 +58,18 @@ type listModule struct {
 	Replace *listModule
 }
 
-// listFields limits `go list` output to what listPackage reads.
-const listFields = "-json=ImportPath,Name,Dir,Standard,Module,GoFiles,CgoFiles,CFiles,CXXFiles,HFiles,SFiles,SysoFiles,EmbedFiles"
+// listFields are the go list fields listPackage reads.
+var listFields = []string{"ImportPath", "Name", "Dir", "Standard", "Module", "GoFiles", "CgoFiles", "CFiles", "CXXFiles", "HFiles", "SFiles", "SysoFiles", "EmbedFiles"}
 
 // listDeps lists the package in dir and every package it depends on, in
-// dependency order.
+// dependency order. What a failing go list printed comes back verbatim as
+// a *BuildError.
 func listDeps(ctx context.Context, gotool, dir string) ([]listPackage, error) {
-	out, err := runGo(ctx, gotool, dir, "list", "-deps", listFields, ".")
-	if err != nil {
-		return nil, err
+	pkgs, err := golist.Deps[listPackage](ctx, dir, listFields, golist.Options{Go: gotool})
+	if ge, ok := errors.AsType[*golist.Error](err); ok {
+		return nil, &BuildError{Output: ge.Stderr, Err: ge.Err}
 	}
-	var pkgs []listPackage
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var p listPackage
-		if err := dec.Decode(&p); err == io.EOF {
-			return pkgs, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("decode go list output: %w", err)
-		}
-		pkgs = append(pkgs, p)
-	}
+	return pkgs, err
 }
 
 // packageIn returns the listed package whose directory is dir.

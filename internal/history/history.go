@@ -174,19 +174,25 @@ func List(stateDir string) ([]Revision, error) {
 }
 
 func numbers(stateDir string) ([]int, error) {
-	entries, err := os.ReadDir(dir(stateDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	names, err := statedir.List(dir(stateDir), statedir.Files, func(name string) bool {
+		_, ok := revisionNumber(name)
+		return ok
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
 	var ns []int
-	for _, e := range entries {
-		if n, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json")); err == nil && strings.HasSuffix(e.Name(), ".json") {
-			ns = append(ns, n)
-		}
+	for _, name := range names {
+		n, _ := revisionNumber(name)
+		ns = append(ns, n)
 	}
 	sort.Ints(ns)
 	return ns, nil
+}
+
+// revisionNumber is the number of a revision file's name, NNNNNN.json.
+func revisionNumber(name string) (int, bool) {
+	digits, ok := strings.CutSuffix(name, ".json")
+	n, err := strconv.Atoi(digits)
+	return n, ok && err == nil
 }

@@ -246,24 +246,20 @@ type Stored struct {
 // directory without plans holds none. List neither reads nor verifies the
 // plans, and it skips files that are not named like a stored plan.
 func List(stateDir string) ([]Stored, error) {
-	entries, err := os.ReadDir(Dir(stateDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	names, err := statedir.List(Dir(stateDir), statedir.Files, func(name string) bool {
+		hex, ok := strings.CutSuffix(name, ".json")
+		return ok && isHex64(hex)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list plans: %w", err)
 	}
 	var out []Stored
-	for _, e := range entries {
-		hex, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !isHex64(hex) || !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
+	for _, name := range names {
+		info, err := os.Lstat(filepath.Join(Dir(stateDir), name))
 		if err != nil {
 			return nil, fmt.Errorf("list plans: %w", err)
 		}
-		out = append(out, Stored{Hash: "sha256:" + hex, Time: info.ModTime()})
+		out = append(out, Stored{Hash: "sha256:" + strings.TrimSuffix(name, ".json"), Time: info.ModTime()})
 	}
 	slices.SortFunc(out, func(a, b Stored) int {
 		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Hash, b.Hash))

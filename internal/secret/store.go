@@ -47,20 +47,12 @@ func Open(stateDir string) (*Store, error) {
 // nothing, as "release diff" requires.
 func View(stateDir string) *Store { return &Store{dir: statedir.Path(stateDir, statedir.Secrets)} }
 
-// Names returns the secrets that have versions in the store, sorted.
+// Names returns the secrets that have versions in the store, sorted:
+// directories named like a secret (not symlinks).
 func (s *Store) Names() ([]string, error) {
-	entries, err := os.ReadDir(s.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	names, err := statedir.List(s.dir, statedir.Dirs, func(name string) bool { return checkName(name) == nil })
 	if err != nil {
 		return nil, fmt.Errorf("read secret store: %w", err)
-	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() {
-			names = append(names, e.Name())
-		}
 	}
 	return names, nil
 }
@@ -74,18 +66,17 @@ func (s *Store) Versions(name string) ([]int, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(filepath.Join(s.dir, name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	names, err := statedir.List(filepath.Join(s.dir, name), statedir.Files, func(f string) bool {
+		_, ok := versionNumber(f)
+		return ok
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list versions of secret %q: %w", name, err)
 	}
 	var nums []int
-	for _, e := range entries {
-		if n, ok := versionNumber(e.Name()); ok {
-			nums = append(nums, n)
-		}
+	for _, f := range names {
+		n, _ := versionNumber(f)
+		nums = append(nums, n)
 	}
 	slices.Sort(nums)
 	return nums, nil

@@ -97,7 +97,7 @@ type Release struct {
 	// snapshots are trusted, as [release] state_signers lists them: each
 	// machine or runner that writes the state signs with its own key.
 	// Required, not empty, with StateCluster; allowed with StateLocal (for
-	// "state migrate --to cluster").
+	// "state migrate cluster").
 	StateSigners        []signer.Signer
 	AllowUnpinnedImages bool // accept [images] that are not pinned by digest
 	// RequirePinnedImages refuses a plan in which a container or init

@@ -82,7 +82,7 @@ func (c *Cluster) verify(snap *Snapshot) (signer.Signer, error) {
 		return signer.Signer{}, fmt.Errorf("state snapshot %d of release %s: %s: %w", snap.Generation, c.Release, what, ErrUntrusted)
 	}
 	if snap.Signer == "" || snap.Signature == "" {
-		return fail("not signed (written by a piceli older than signed state, or edited); a signer in state_signers must push it again (piceli state migrate --to cluster)")
+		return fail("not signed (written by a piceli older than signed state, or edited); a signer in state_signers must push it again (piceli state migrate cluster)")
 	}
 	key, err := signer.ParseID(snap.Signer)
 	if err != nil {

@@ -23,6 +23,7 @@ const (
 	Lock      = "lock"            // the file lock held while a command runs
 	LockOwner = "lock.holder"     // who holds, or last held, the file lock
 	Sync      = "state-sync.json" // which cluster snapshot the cache agrees with
+	Deploys   = "deploys"         // piceli deploy's journals, one directory per deploy
 )
 
 // The files of one run's directory.
@@ -57,6 +58,7 @@ var Layout = []Entry{
 	{Lock, false, "the file lock of a process here"},
 	{LockOwner, false, "the holder of that lock"},
 	{Sync, false, "the snapshot this cache last agreed with"},
+	{Deploys + "/*/*", true, "each deploy's journal"},
 }
 
 // Shared reports whether rel, a slash-separated path under a state

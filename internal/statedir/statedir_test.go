@@ -30,6 +30,7 @@ func TestSharedSplitsTheLayout(t *testing.T) {
 		{"history/index.json", true},
 		{"secrets/db-password/000001.json", true},
 		{"owner.json", true},
+		{"deploys/20261202-041500-abcdef/journal", true},
 		{"lock", false},
 		{"lock.holder", false},
 		{"state-sync.json", false},
@@ -47,7 +48,7 @@ func TestSharedSplitsTheLayout(t *testing.T) {
 // the layout.
 var layoutNames = map[string]bool{
 	Plans: true, "keys": true, "digest": true, Runs: true, "latest": true, History: true, Secrets: true,
-	Owner: true, Lock: true, LockOwner: true, Sync: true, RunJournal: true, RunSource: true, RunStop: true,
+	Owner: true, Deploys: true, Lock: true, LockOwner: true, Sync: true, RunJournal: true, RunSource: true, RunStop: true,
 }
 
 // distinct are layout paths no other code has a reason to spell.
@@ -152,7 +153,7 @@ func distinctPath(s string) bool {
 	if strings.HasSuffix(s, envSuffix) || envDir.MatchString(s) {
 		return true
 	}
-	for _, dir := range []string{Plans, Runs, History, Secrets, "keys"} {
+	for _, dir := range []string{Plans, Runs, History, Secrets, Deploys, "keys"} {
 		if strings.HasPrefix(s, dir+"/") {
 			return true
 		}
