@@ -18,6 +18,10 @@ type Context struct {
 	Images map[string]string
 	// Values holds the string values of [values].
 	Values map[string]string
+	// Environment is the environment of [environments] being rendered
+	// (release.toml's values, images and target are already that
+	// environment's); empty when the spec declares none.
+	Environment string
 
 	errs []error
 }
@@ -30,6 +34,8 @@ func NewContext(doc ContextDocument) *Context {
 		Namespace: doc.Namespace,
 		Images:    maps.Clone(doc.Images),
 		Values:    maps.Clone(doc.Values),
+
+		Environment: doc.Environment,
 	}
 }
 

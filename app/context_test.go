@@ -73,3 +73,11 @@ func TestCompositionAccessors(t *testing.T) {
 		t.Errorf("Name() = %q, want demo", a.Name())
 	}
 }
+
+// A composition reads the environment it renders from its context.
+func TestNewContextCarriesTheEnvironment(t *testing.T) {
+	ctx := NewContext(ContextDocument{Release: "shop", Namespace: "shop-prod", Environment: "prod"})
+	if ctx.Environment != "prod" {
+		t.Errorf("NewContext(environment prod).Environment = %q, want prod", ctx.Environment)
+	}
+}

@@ -45,6 +45,8 @@ type Options struct {
 	Deliver           string
 	ContainerdAddress string
 	Registry          string
+	// Env is the environment of the spec to deploy (release.Options Env).
+	Env string
 	// OTLPEndpoint replaces [telemetry] otlp_endpoint when set.
 	OTLPEndpoint string
 	// Events receives the deploy's progress: StageStarted and
@@ -173,12 +175,12 @@ func (r *runner) open(ctx context.Context, specPath string) error {
 			return refusef("the OTLP endpoint: %v", err)
 		}
 	}
-	rel, err := release.Open(specPath, release.Options{Log: r.opts.Log, AllowExec: r.opts.AllowExec})
+	rel, err := release.Open(specPath, release.Options{Log: r.opts.Log, AllowExec: r.opts.AllowExec, Env: r.opts.Env})
 	if err != nil {
 		return err
 	}
 	r.rel = rel
-	if r.spec, err = spec.Load(specPath); err != nil {
+	if r.spec, err = spec.LoadEnv(specPath, r.opts.Env); err != nil {
 		return refusal.New(err)
 	}
 	r.dir = statedir.Path(rel.StateDir(), statedir.Deploys)

@@ -73,9 +73,10 @@ func deliveredBefore(dir, inputs string) (string, bool) {
 
 // History lists the release's deploys, oldest first, each as its journal
 // tells it: what every stage did, with its inputs' digest, outcome and
-// duration. It reads only the state directory.
-func History(specPath string) ([]*State, error) {
-	dir, err := deploysDir(specPath)
+// duration. It reads only the state directory of the spec's environment
+// env (release.Options Env: required when the spec declares any).
+func History(specPath, env string) ([]*State, error) {
+	dir, err := deploysDir(specPath, env)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +97,8 @@ func History(specPath string) ([]*State, error) {
 
 // Show is one deploy of the release by its ID (or a unique prefix of it),
 // as History tells it; an unknown ID is refused (refusal.Is).
-func Show(specPath, id string) (*State, error) {
-	all, err := History(specPath)
+func Show(specPath, env, id string) (*State, error) {
+	all, err := History(specPath, env)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +117,8 @@ func Show(specPath, id string) (*State, error) {
 	return found, nil
 }
 
-func deploysDir(specPath string) (string, error) {
-	rel, err := release.Open(specPath, release.Options{})
+func deploysDir(specPath, env string) (string, error) {
+	rel, err := release.Open(specPath, release.Options{Env: env})
 	if err != nil {
 		return "", err
 	}

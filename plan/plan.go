@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/pynenc/piceli/object"
+import (
+	"maps"
+
+	"github.com/pynenc/piceli/object"
+)
 
 // Schema versions the plan document.
 const Schema = "piceli.plan/v1"
@@ -31,6 +35,11 @@ type Plan struct {
 	Seal    string  `json:"seal,omitempty"` // keyed digest of the stored plan; not hashed
 	Release Release `json:"release"`
 	Target  Target  `json:"target"`
+	// Environment is the environment of the release spec the plan was
+	// made for; nil when the spec declares none. Hashed: a plan approved
+	// for one environment never runs for another, nor after its values
+	// or images changed.
+	Environment *Environment `json:"environment,omitempty"`
 	// Namespaces are the namespaces the steps write to, sorted: the
 	// target namespace and those release.toml allows besides it.
 	Namespaces []string `json:"namespaces,omitempty"`
@@ -49,6 +58,34 @@ type Release struct {
 	Name         string `json:"name"`
 	Owner        string `json:"owner"`        // the value of the release label on its objects
 	FieldManager string `json:"fieldManager"` // the server-side apply field manager
+}
+
+// Environment is the environment of a release spec ([environments.<name>]
+// in release.toml) as resolved when the plan was made.
+type Environment struct {
+	Name string `json:"name"`
+	// Values is the keyed digest of the resolved [values]: the plan binds
+	// them without recording them.
+	Values string `json:"values"`
+	// Images are the resolved [images], key to reference.
+	Images map[string]string `json:"images,omitempty"`
+}
+
+// Same reports whether e and o are the same environment with the same
+// values and images; two nil environments are the same.
+func (e *Environment) Same(o *Environment) bool {
+	if e == nil || o == nil {
+		return e == o
+	}
+	return e.Name == o.Name && e.Values == o.Values && maps.Equal(e.Images, o.Images)
+}
+
+// label is " (environment NAME)", or empty for no environment.
+func (e *Environment) label() string {
+	if e == nil {
+		return ""
+	}
+	return " (environment " + e.Name + ")"
 }
 
 // Target is the cluster and namespace a plan is bound to. A plan for one

@@ -29,7 +29,7 @@ var colors = map[Action]string{Create: "32", Update: "33", NoOp: "2", Adopt: "35
 // keeps and why, the warnings and what blocks the plan. Secret values
 // never appear: the plan holds none. It does not print the hash.
 func (p *Plan) Write(w io.Writer, opts WriteOptions) {
-	fmt.Fprintf(w, "release %s in namespace %s: %s\n", p.Release.Name, p.Target.Namespace, p.Summary())
+	fmt.Fprintf(w, "release %s%s in namespace %s: %s\n", p.Release.Name, p.Environment.label(), p.Target.Namespace, p.Summary())
 	if len(p.Namespaces) > 0 {
 		fmt.Fprintf(w, "writes to namespaces: %s\n", strings.Join(p.Namespaces, ", "))
 	}

@@ -62,3 +62,15 @@ func TestWriteCountsUnchangedPerWave(t *testing.T) {
 		})
 	}
 }
+
+// A plan made for an environment names it on its first line.
+func TestWriteNamesTheEnvironment(t *testing.T) {
+	p := oneChange()
+	p.Environment = &plan.Environment{Name: "staging"}
+	var b bytes.Buffer
+	p.Write(&b, plan.WriteOptions{})
+	want := "release shop (environment staging) in namespace shop: 1 to update, 7 unchanged\n"
+	if first, _, _ := bytes.Cut(b.Bytes(), []byte("\n")); string(first)+"\n" != want {
+		t.Errorf("Write() first line = %q, want %q", first, want)
+	}
+}

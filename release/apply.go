@@ -46,6 +46,9 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	if err := r.checkWriter(); err != nil {
 		return nil, err
 	}
+	if err := r.precheckEnvironment(hash); err != nil {
+		return nil, err
+	}
 	s, err := r.open(ctx)
 	if err != nil {
 		return nil, err

@@ -32,6 +32,11 @@ type Options struct {
 	// source; the spec still gives the target, state and policies, and
 	// must name the artifact's release and namespace.
 	Artifact string
+	// Env is the environment of the spec's [environments] to open: required
+	// when the spec declares any, and must be empty when it declares none.
+	// The release is then that environment's, with its own target, values,
+	// images, state directory, history and locks.
+	Env string
 
 	// wrapTransport wraps every request to the target: tests count them.
 	wrapTransport func(http.RoundTripper) http.RoundTripper
@@ -48,10 +53,11 @@ type Release struct {
 	path string // the spec's path as given to Open
 }
 
-// Open reads and validates the release spec at path. A bad spec is a
-// refusal naming the file, line and key. Nothing else is read.
+// Open reads and validates the release spec at path, resolved for
+// opts.Env. A bad spec, a missing or unknown environment, is a refusal
+// naming the file, line and key. Nothing else is read.
 func Open(path string, opts Options) (*Release, error) {
-	s, err := spec.Load(path)
+	s, err := spec.LoadEnv(path, opts.Env)
 	if err != nil {
 		return nil, refuse(err)
 	}
@@ -82,6 +88,10 @@ func (r *Release) log() io.Writer {
 // keep their own records in the state directory (package deploy) call it
 // before their first write.
 func (r *Release) Claim() error { return r.claimOwner() }
+
+// Environment is the environment of the spec the release was opened for;
+// empty when the spec declares none.
+func (r *Release) Environment() string { return r.spec.Environment }
 
 // Spec is the path of the release spec, absolute.
 func (r *Release) Spec() string { return r.spec.Path }

@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -145,11 +146,51 @@ func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts R
 // refused without touching the state directory.
 func (r *Release) loadApproved(hash string) (*plan.Plan, error) {
 	approved, _, err := planner.Load(r.StateDir(), hash)
+	if errors.Is(err, planner.ErrUnknown) && r.spec.Environment != "" {
+		return nil, refusef("%w (the plans of environment %s: a plan made for another environment is never applied to this one)", err, r.spec.Environment)
+	}
 	if err != nil {
 		return nil, refuse(err)
+	}
+	if err := r.checkEnvironment(approved); err != nil {
+		return nil, err
 	}
 	if b := approved.Blocked(); len(b) > 0 {
 		return nil, refuse(&apply.BlockedError{Reasons: b})
 	}
 	return approved, nil
+}
+
+// checkEnvironment refuses a plan made for another environment of the
+// spec than the release was opened for, before anything is written: the
+// approval of a plan for staging is never an approval for prod. (Its
+// values and images are compared with a fresh plan's, plan.Stale.)
+func (r *Release) checkEnvironment(p *plan.Plan) error {
+	made := ""
+	if p.Environment != nil {
+		made = p.Environment.Name
+	}
+	if made == r.spec.Environment {
+		return nil
+	}
+	return refusef("plan %s was made for %s, not for %s: plan this environment and approve that plan's hash", plan.ShortHash(p.Hash), envName(made), envName(r.spec.Environment))
+}
+
+// precheckEnvironment is checkEnvironment before the target is contacted,
+// for a plan the state directory holds; a plan it cannot read yet is
+// checked by loadApproved.
+func (r *Release) precheckEnvironment(hash string) error {
+	p, _, err := planner.Load(r.StateDir(), hash)
+	if err != nil {
+		return nil
+	}
+	return r.checkEnvironment(p)
+}
+
+// envName names an environment in a message.
+func envName(env string) string {
+	if env == "" {
+		return "the spec without environments"
+	}
+	return "environment " + env
 }

@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -27,8 +28,9 @@ type session struct {
 	declared   []wire.SecretInfo // the composition's secret declarations
 	client     *kube.Client
 	key        []byte
-	plan       *plan.Plan // the latest plan made in this session
-	source     string     // why a run of this session runs: "apply" or "rollback to N"
+	plan       *plan.Plan        // the latest plan made in this session
+	source     string            // why a run of this session runs: "apply" or "rollback to N"
+	images     map[string]string // the [images] the composition was given, builds resolved
 
 	secrets    map[string]*secret.Version // resolved declared secrets
 	newSecrets []*secret.Version          // versions not in the store yet
@@ -65,7 +67,7 @@ func (r *Release) load(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, refuse(err)
 	}
-	return &session{r: r, objects: objs, components: res.Components, declared: res.Secrets, source: apply.SourceApply}, nil
+	return &session{r: r, objects: objs, components: res.Components, declared: res.Secrets, source: apply.SourceApply, images: sp.Images}, nil
 }
 
 // connect opens the spec's target and says which server and context it
@@ -117,6 +119,7 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		Owned:               recs.owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
 		Wait:                rel.Wait,
+		Environment:         s.environment(),
 	}
 	opts := planner.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel, Observe: how.observe}
 	if recs.applied != nil && recs.applied.Release == in.Release {
@@ -125,6 +128,21 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 	p, err := planner.Make(ctx, s.client, in, opts)
 	s.plan = p
 	return classify(err)
+}
+
+// environment is what a plan records of the spec's environment: its name,
+// the keyed digest of its values and its images; nil when the spec
+// declares no environments.
+func (s *session) environment() *plan.Environment {
+	sp := s.r.spec
+	if sp.Environment == "" {
+		return nil
+	}
+	images := s.images
+	if images == nil {
+		images = sp.Images
+	}
+	return &plan.Environment{Name: sp.Environment, Values: planner.Digester{Key: s.key}.Of(sp.Values), Images: maps.Clone(images)}
 }
 
 // store saves what a stored plan needs (new secret versions, the digest

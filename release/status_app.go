@@ -118,9 +118,14 @@ func (r *Release) compositionObjects(ctx context.Context) (*session, []appstatus
 }
 
 // AccessCommand is the command that forwards the release's Services to
-// 127.0.0.1: piceli access with the spec as it was given to Open.
+// 127.0.0.1: piceli access with the spec as it was given to Open, and
+// its environment when it has one.
 func (r *Release) AccessCommand() string {
-	return "piceli access --spec " + shellQuote(r.path)
+	cmd := "piceli access --spec " + shellQuote(r.path)
+	if env := r.spec.Environment; env != "" {
+		cmd += " --env " + env // a DNS-1123 label: nothing to quote
+	}
+	return cmd
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -39,3 +39,19 @@ func (e *Error) Error() string {
 // Is reports that a problem in a spec file is a refusal (refusal.Is):
 // the file must change, nothing else was done.
 func (e *Error) Is(target error) bool { return target == refusal.ErrRefused }
+
+// EnvironmentError is the refusal of the environment asked of a spec that
+// declares [environments]: none when it declares some, one it does not
+// declare, or one when it declares none. It wraps the *Error that says so
+// (file, line, key), so errors.As finds either.
+type EnvironmentError struct {
+	Err      *Error
+	Asked    string   // the environment asked for, maybe empty
+	Declared []string // the environments the spec declares, sorted; nil when none
+}
+
+// Error is the wrapped *Error's.
+func (e *EnvironmentError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the *Error.
+func (e *EnvironmentError) Unwrap() error { return e.Err }

@@ -50,6 +50,9 @@ type ContextDocument struct {
 	Namespace string            `json:"namespace"`
 	Images    map[string]string `json:"images,omitempty"`
 	Values    map[string]string `json:"values,omitempty"`
+	// Environment is the environment of release.toml's [environments]
+	// being rendered; empty when the spec declares none.
+	Environment string `json:"environment,omitempty"`
 }
 
 // Secret source kinds, as they appear in SecretKeyInfo.Source.

@@ -44,6 +44,7 @@ var oneText = map[string]string{
 	"kubeconfig": usageKubeconfig,
 	"context":    usageContext,
 	"spec":       usageSpec,
+	"env":        usageEnv,
 	"tools-dir":  usageToolsDir,
 }
 

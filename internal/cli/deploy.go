@@ -55,7 +55,7 @@ With -o json, progress is JSON lines, then the result.`,
 				return refused(err)
 			}
 			d := newProgress(cmd, f.output)
-			f.opts.Events, f.opts.Log = d.events, d.log
+			f.opts.Events, f.opts.Log, f.opts.Env = d.events, d.log, f.env
 			res, err := deploy.Run(cmd.Context(), f.spec, f.opts)
 			d.done()
 			return reportDeploy(cmd, f, res, err)
@@ -115,13 +115,13 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 	switch {
 	case err == nil && res != nil && res.Status == deploy.StatusStopped:
 		if res.Plan != "" {
-			cmd.Printf("plan %s stored; continue with: %s\n", res.Plan, continueCommand(f.spec, res.Plan))
+			cmd.Printf("plan %s stored; continue with: %s\n", res.Plan, continueCommand(f.specFlag, res.Plan))
 		}
 		return nil
 	case err == nil:
 		return nil
 	case errors.As(err, &approval):
-		next := continueCommand(f.spec, approval.Plan.Hash)
+		next := continueCommand(f.specFlag, approval.Plan.Hash)
 		if f.output != "json" {
 			approval.Plan.Write(cmd.OutOrStdout(), plan.WriteOptions{Color: colorful(cmd)})
 			cmd.Printf("\nplan %s stored\ncontinue with: %s\n", approval.Plan.Hash, next)
@@ -130,23 +130,33 @@ func reportDeploy(cmd *cobra.Command, f deployFlags, res *deploy.Result, err err
 	case refusal.Is(err):
 		return err // refused before any change: nothing to continue
 	}
-	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\ncontinue it with: %s", err, resumeCommand(f.spec))}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%w\ncontinue it with: %s", err, resumeCommand(f.specFlag))}
 }
 
-func continueCommand(spec, hash string) string {
+func continueCommand(spec specFlag, hash string) string {
 	return "piceli deploy" + specArg(spec) + " --approve " + plan.ShortHash(hash)
 }
 
-func resumeCommand(spec string) string { return "piceli deploy" + specArg(spec) + " --resume" }
+func resumeCommand(spec specFlag) string { return "piceli deploy" + specArg(spec) + " --resume" }
 
-// specArg is " --spec SPEC" for a hint: always there, even for the
-// default spec, since a hint is copied into other directories and
-// scripts; quoted when the shell would split it.
-func specArg(spec string) string {
-	if strings.ContainsAny(spec, " \t'\"$\\`;&|<>()*?[]#~!{}") {
-		spec = "'" + strings.ReplaceAll(spec, "'", `'\''`) + "'"
+// specArg is " --spec SPEC" for a hint, and " --env NAME" when the
+// command was given one: always there, even for the default spec, since a
+// hint is copied into other directories and scripts; quoted when the
+// shell would split it.
+func specArg(f specFlag) string {
+	arg := " --spec " + shellWord(f.spec)
+	if f.env != "" {
+		arg += " --env " + shellWord(f.env)
 	}
-	return " --spec " + spec
+	return arg
+}
+
+// shellWord quotes s when the shell would split or expand it.
+func shellWord(s string) string {
+	if strings.ContainsAny(s, " \t'\"$\\`;&|<>()*?[]#~!{}") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
 }
 
 // stageLine is how people's renderers print a deploy's stage event.
@@ -177,7 +187,7 @@ Steps:
      (-o json: every stage's inputs digest, outcome, outputs and times)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			all, err := deploy.History(f.spec)
+			all, err := deploy.History(f.spec, f.env)
 			if err != nil {
 				return err
 			}
@@ -210,7 +220,7 @@ Steps:
      revision, the checks`,
 		Args: func(cmd *cobra.Command, args []string) error { return refused(cobra.ExactArgs(1)(cmd, args)) },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := deploy.Show(f.spec, args[0])
+			st, err := deploy.Show(f.spec, f.env, args[0])
 			if err != nil {
 				return err
 			}

@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/internal/importer"
 	"github.com/pynenc/piceli/release"
+	"github.com/pynenc/piceli/specerr"
 )
 
 // hint is the flag that answers err, for the line after the error: library
@@ -16,8 +18,13 @@ func hint(err error) string {
 	var (
 		grant *artifact.GrantError
 		taken *release.PortTakenError
+		env   *specerr.EnvironmentError
 	)
 	switch {
+	case errors.As(err, &env) && len(env.Declared) == 0:
+		return "the spec declares no environments: drop --env"
+	case errors.As(err, &env):
+		return "to choose the environment, pass --env NAME, one of " + strings.Join(env.Declared, ", ")
 	case errors.Is(err, release.ErrExecNotAllowed):
 		return "to let the kubeconfig's credential plugin run, pass --allow-exec"
 	case errors.As(err, &grant):

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -42,7 +41,7 @@ Publish never contacts a cluster.`,
 				return writeJSON(cmd, res)
 			}
 			cmd.Printf("published %s (%d files, %d bytes)\n%s\n", res.Digest, len(res.Files), res.Bytes, res.Reference)
-			cmd.Printf("plan from it with: piceli release plan%s --artifact %s\n", specArg(sf.spec), artifactArg(out, res.Reference))
+			cmd.Printf("plan from it with: piceli release plan%s --artifact %s\n", specArg(sf), artifactArg(out, res.Reference))
 			return nil
 		},
 	}
@@ -60,5 +59,5 @@ func artifactArg(out, reference string) string {
 	if out != "" {
 		a = out
 	}
-	return strings.TrimPrefix(specArg(a), " --spec ") // quoted as --spec is
+	return shellWord(a)
 }

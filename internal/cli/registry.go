@@ -128,7 +128,7 @@ Steps:
 			if output == "json" {
 				return writeJSON(cmd, rep)
 			}
-			printRunReport(cmd, rep, f.spec)
+			printRunReport(cmd, rep, f)
 			return nil
 		},
 	}

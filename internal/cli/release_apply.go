@@ -86,13 +86,13 @@ func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, rel
 		Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr()), Events: d.events}
 	_, err = run(r, opts)
 	d.done()
-	return reportRun(cmd, f.spec, f.output, err)
+	return reportRun(cmd, f.specFlag, f.output, err)
 }
 
 // reportRun maps how a run ended to an exit code and says why and what to
 // do next; the progress display has already printed the run's end, so the
 // message does not repeat it.
-func reportRun(cmd *cobra.Command, spec, output string, err error) error {
+func reportRun(cmd *cobra.Command, spec specFlag, output string, err error) error {
 	var failed *release.RunFailedError
 	switch {
 	case err == nil:
@@ -113,7 +113,7 @@ func reportRun(cmd *cobra.Command, spec, output string, err error) error {
 
 // releaseCommand is the hint to run "piceli release VERB" on spec, which
 // it always names (see specArg).
-func releaseCommand(verb, spec string) string {
+func releaseCommand(verb string, spec specFlag) string {
 	return "piceli release " + verb + specArg(spec)
 }
 

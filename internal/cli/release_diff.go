@@ -35,7 +35,7 @@ comment, as "piceli release plan -o markdown" prints (see docs/review.md).`,
 			if err != nil {
 				return err
 			}
-			if err := printPlan(cmd, f.output, p, releaseCommand("plan", f.spec), showUnchanged); err != nil {
+			if err := printPlan(cmd, f.output, p, releaseCommand("plan", f.specFlag), showUnchanged); err != nil {
 				return err
 			}
 			if exitCode && p.Changed() {

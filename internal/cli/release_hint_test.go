@@ -40,7 +40,7 @@ func TestRunHintsCarryTheSpec(t *testing.T) {
 			}
 			cmd := &cobra.Command{}
 			cmd.SetContext(ctx)
-			err := reportRun(cmd, "examples/shop/release.toml", "text", tt.err)
+			err := reportRun(cmd, specFlag{spec: "examples/shop/release.toml"}, "text", tt.err)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("reportRun() = %v, want it to say %q", err, tt.want)
 			}
@@ -51,11 +51,13 @@ func TestRunHintsCarryTheSpec(t *testing.T) {
 func TestApproveAndDeployHintsCarryTheDefaultSpecToo(t *testing.T) {
 	p := &plan.Plan{Hash: "sha256:3f2a9c1b7d4e0000000000000000000000000000000000000000000000000000"}
 	for got, want := range map[string]string{
-		approveCommand("release.toml", p, 0):               "piceli release apply --spec release.toml --approve 3f2a9c1b7d4e",
-		approveCommand("release.toml", p, 2):               "piceli release rollback --spec release.toml --to 2 --approve 3f2a9c1b7d4e",
-		continueCommand("release.toml", p.Hash):            "piceli deploy --spec release.toml --approve 3f2a9c1b7d4e",
-		resumeCommand("my apps/release.toml"):              "piceli deploy --spec 'my apps/release.toml' --resume",
-		approveCommand("examples/shop/release.toml", p, 0): "piceli release apply --spec examples/shop/release.toml --approve 3f2a9c1b7d4e",
+		approveCommand(specFlag{spec: "release.toml"}, p, 0):                 "piceli release apply --spec release.toml --approve 3f2a9c1b7d4e",
+		approveCommand(specFlag{spec: "release.toml"}, p, 2):                 "piceli release rollback --spec release.toml --to 2 --approve 3f2a9c1b7d4e",
+		continueCommand(specFlag{spec: "release.toml"}, p.Hash):              "piceli deploy --spec release.toml --approve 3f2a9c1b7d4e",
+		resumeCommand(specFlag{spec: "my apps/release.toml"}):                "piceli deploy --spec 'my apps/release.toml' --resume",
+		approveCommand(specFlag{spec: "examples/shop/release.toml"}, p, 0):   "piceli release apply --spec examples/shop/release.toml --approve 3f2a9c1b7d4e",
+		approveCommand(specFlag{spec: "release.toml", env: "prod"}, p, 0):    "piceli release apply --spec release.toml --env prod --approve 3f2a9c1b7d4e",
+		continueCommand(specFlag{spec: "release.toml", env: "prod"}, p.Hash): "piceli deploy --spec release.toml --env prod --approve 3f2a9c1b7d4e",
 	} {
 		if got != want {
 			t.Errorf("hint = %q, want %q", got, want)
@@ -72,7 +74,7 @@ func TestReleaseCommandQuotesASpecTheShellWouldSplit(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			if got := releaseCommand("resume", tt.spec); got != tt.want {
+			if got := releaseCommand("resume", specFlag{spec: tt.spec}); got != tt.want {
 				t.Errorf("releaseCommand(resume, %q) = %q, want %q", tt.spec, got, tt.want)
 			}
 		})

@@ -116,7 +116,7 @@ Whether the app is up is "piceli status".`,
 			if output == "json" {
 				return writeJSON(cmd, rep)
 			}
-			printRunReport(cmd, rep, f.spec)
+			printRunReport(cmd, rep, f.specFlag)
 			return nil
 		},
 	}
@@ -127,7 +127,7 @@ Whether the app is up is "piceli status".`,
 
 // printRunReport prints st for people; spec is the spec file as given,
 // for the command that resumes an interrupted run.
-func printRunReport(cmd *cobra.Command, st *release.RunReport, spec string) {
+func printRunReport(cmd *cobra.Command, st *release.RunReport, spec specFlag) {
 	if r := st.Latest; r != nil {
 		cmd.Printf("revision %d: plan %s, finished %s\n", r.Number, plan.ShortHash(r.Plan), r.Finished.Local().Format(time.DateTime))
 		if r.Damaged != "" {
@@ -151,7 +151,7 @@ func printRunReport(cmd *cobra.Command, st *release.RunReport, spec string) {
 
 // printHolder says who runs a running run, or that an interrupted run's
 // holder is gone and how to continue it.
-func printHolder(cmd *cobra.Command, run *release.Run, spec string) {
+func printHolder(cmd *cobra.Command, run *release.Run, spec specFlag) {
 	switch {
 	case run.Phase == release.PhaseRunning:
 		cmd.Printf("run by %s\n", run.Holder)

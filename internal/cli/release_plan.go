@@ -49,11 +49,11 @@ func (f *planFlags) open(cmd *cobra.Command, opts release.Options) (*release.Rel
 // approveHint is approveCommand for a release opened with these flags: it
 // names the artifact planned from, if any.
 func (f *planFlags) approveHint(p *plan.Plan, to int) string {
-	next := approveCommand(f.spec, p, to)
+	next := approveCommand(f.specFlag, p, to)
 	if f.artifact == "" {
 		return next
 	}
-	a := strings.TrimPrefix(specArg(f.artifact), " --spec ") // quoted as --spec is
+	a := shellWord(f.artifact)
 	return strings.Replace(next, " --approve ", " --artifact "+a+" --approve ", 1)
 }
 
@@ -137,7 +137,7 @@ func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string, sho
 
 // approveCommand is the command that applies the stored plan p: a rollback
 // plan (to > 0) is applied by rollback, any other by apply.
-func approveCommand(spec string, p *plan.Plan, to int) string {
+func approveCommand(spec specFlag, p *plan.Plan, to int) string {
 	cmd := "piceli release apply"
 	if to > 0 {
 		cmd = "piceli release rollback"

@@ -9,7 +9,7 @@ import (
 
 // rolledBackText says why a run failed and how the automatic rollback
 // after it went, with what to do next for the release of spec.
-func rolledBackText(spec string, f *release.RunFailedError) error {
+func rolledBackText(spec specFlag, f *release.RunFailedError) error {
 	rb := f.Rollback
 	var inner *release.RunFailedError
 	if errors.As(rb.Err, &inner) {

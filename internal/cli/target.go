@@ -9,11 +9,13 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
-// specFlag is the flag of every command that reads a release spec.
-type specFlag struct{ spec string }
+// specFlag is the flags of every command that reads a release spec: the
+// spec and, when it declares environments, the environment.
+type specFlag struct{ spec, env string }
 
 func (f *specFlag) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.spec, "spec", "release.toml", usageSpec)
+	cmd.Flags().StringVar(&f.env, "env", "", usageEnv)
 }
 
 // open opens the release for a command: notes go to stderr.
@@ -21,6 +23,7 @@ func (f *specFlag) open(cmd *cobra.Command, opts release.Options) (*release.Rele
 	if opts.Log == nil {
 		opts.Log = cmd.ErrOrStderr()
 	}
+	opts.Env = f.env
 	return release.Open(f.spec, opts)
 }
 
@@ -58,6 +61,7 @@ const (
 	usageContext    = "context in that kubeconfig file (never its current-context)"
 	usageOutput     = "output format: text or json"
 	usageSpec       = "spec file to read"
+	usageEnv        = "environment of the spec's [environments] (required when it declares any)"
 	usageApp        = "app and release name"
 	usageApprove    = "hash of the plan to apply, or its first 12 to 64 lower-case hex digits"
 	usageAddress    = "local address to listen on: 127.0.0.1 or ::1"

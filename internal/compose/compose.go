@@ -66,6 +66,9 @@ func ContextDocument(s *spec.Spec) wire.ContextDocument {
 		Namespace: s.Target.Namespace,
 		Images:    s.Images,
 		Values:    s.Values,
+		// The environment is already resolved into the rest; the
+		// composition may still branch on its name.
+		Environment: s.Environment,
 	}
 }
 

@@ -46,6 +46,9 @@ type Input struct {
 	// piceli.dev/wait annotation: spec.WaitReady (also when empty) or
 	// spec.WaitNone. An object's annotation beats it.
 	Wait string
+	// Environment is the environment of the release spec being planned;
+	// nil when it declares none. The plan records it (Plan.Environment).
+	Environment *Environment
 }
 
 // DefaultParallel is how many reads and dry-runs a plan keeps in flight
@@ -246,13 +249,14 @@ func (m *maker) assemble(id kube.Identity, steps []Step) (*Plan, error) {
 		return nil, fmt.Errorf("order the plan: %w", err)
 	}
 	p := &Plan{
-		Schema:     Schema,
-		Release:    m.in.Release,
-		Target:     Target{Server: id.Server, Context: id.Context, Namespace: m.in.Namespace, ClusterUID: id.ClusterUID},
-		Namespaces: written(steps),
-		Steps:      steps,
-		Waves:      waves,
-		Kept:       m.kept,
+		Schema:      Schema,
+		Release:     m.in.Release,
+		Target:      Target{Server: id.Server, Context: id.Context, Namespace: m.in.Namespace, ClusterUID: id.ClusterUID},
+		Environment: m.in.Environment,
+		Namespaces:  written(steps),
+		Steps:       steps,
+		Waves:       waves,
+		Kept:        m.kept,
 	}
 	if err := Validate(p); err != nil {
 		return nil, fmt.Errorf("internal error: the plan breaks its invariants: %w", err)

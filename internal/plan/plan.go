@@ -9,15 +9,17 @@ const Schema = pub.Schema
 // read them; the planner, the store and the engine use them through these
 // names.
 type (
-	Action     = pub.Action
-	Plan       = pub.Plan
-	Release    = pub.Release
-	Target     = pub.Target
-	Step       = pub.Step
-	Observed   = pub.Observed
-	Conflict   = pub.Conflict
-	ChangeKind = pub.ChangeKind
-	Change     = pub.Change
+	Action  = pub.Action
+	Plan    = pub.Plan
+	Release = pub.Release
+	Target  = pub.Target
+	// Environment is pub.Environment.
+	Environment = pub.Environment
+	Step        = pub.Step
+	Observed    = pub.Observed
+	Conflict    = pub.Conflict
+	ChangeKind  = pub.ChangeKind
+	Change      = pub.Change
 )
 
 // The actions of a step.

@@ -20,6 +20,9 @@ func Stale(approved, fresh *Plan) []string {
 	if approved.Release != fresh.Release {
 		return []string{"the release (name, owner or field manager) differs"}
 	}
+	if !approved.Environment.Same(fresh.Environment) {
+		return []string{environmentStale(approved.Environment, fresh.Environment)}
+	}
 	now := map[object.Ref]Step{}
 	for _, s := range fresh.Steps {
 		now[s.Ref] = s
@@ -36,6 +39,21 @@ func Stale(approved, fresh *Plan) []string {
 		reasons = append(reasons, ref.String()+": now part of the plan (declared or prunable since approval)")
 	}
 	return reasons
+}
+
+// environmentStale says how the environment of a fresh plan differs from
+// the approved one's.
+func environmentStale(approved, fresh *Environment) string {
+	name := func(e *Environment) string {
+		if e == nil {
+			return "no environment"
+		}
+		return "environment " + e.Name
+	}
+	if approved == nil || fresh == nil || approved.Name != fresh.Name {
+		return fmt.Sprintf("the environment differs: approved for %s, now %s", name(approved), name(fresh))
+	}
+	return fmt.Sprintf("environment %s's values or images changed since the plan", fresh.Name)
 }
 
 func describe(t Target) string {

@@ -33,15 +33,31 @@ func locate(src string) *locator {
 	return l
 }
 
-// Line returns the line of key, or of its nearest located parent, or 0.
+// Line returns the line of key, or else the first line of a key under it
+// (a table defined only by its subtables, [a.b.c] for a.b), or else of
+// its nearest such parent, or 0.
 func (l *locator) Line(key string) int {
 	for key != "" {
 		if n, ok := l.lines[key]; ok {
 			return n
 		}
+		if n := l.firstUnder(key); n > 0 {
+			return n
+		}
 		key = parentKey(key)
 	}
 	return 0
+}
+
+// firstUnder returns the first line of a key under key, or 0.
+func (l *locator) firstUnder(key string) int {
+	first := 0
+	for k, n := range l.lines {
+		if (strings.HasPrefix(k, key+".") || strings.HasPrefix(k, key+"[")) && (first == 0 || n < first) {
+			first = n
+		}
+	}
+	return first
 }
 
 // indexed returns the indexed path of the n-th occurrence (0-based) of a

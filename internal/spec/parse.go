@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -19,7 +20,10 @@ const MaxFileSize = 1 << 20
 // Load reads and validates the release.toml at path. Errors about the
 // content are *Error values (joined when there are several) naming path as
 // given, the line and the key; so is a file larger than MaxFileSize.
-func Load(path string) (*Spec, error) {
+func Load(path string) (*Spec, error) { return LoadEnv(path, "") }
+
+// LoadEnv is Load resolving the environment env (ParseEnv).
+func LoadEnv(path, env string) (*Spec, error) {
 	f, err := inputfile.Open(path, inputfile.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("load release spec: %w", err)
@@ -32,14 +36,21 @@ func Load(path string) (*Spec, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{File: path, Msg: fmt.Sprintf("file is larger than %d MiB", MaxFileSize>>20)}
 	}
-	return Parse(path, data)
+	return ParseEnv(path, data, env)
 }
 
 // Parse validates data as the release.toml at path. Relative paths in it
 // resolve against the directory of path; path itself is not read. It reads
 // no environment variable except the home directory, to refuse the default
 // kubeconfig.
-func Parse(path string, data []byte) (*Spec, error) {
+func Parse(path string, data []byte) (*Spec, error) { return ParseEnv(path, data, "") }
+
+// ParseEnv is Parse resolving the environment env: when the file declares
+// [environments], env must name one of them and the result is an ordinary
+// spec, the environment's overrides laid over the top-level tables, its
+// Environment set; when it declares none, env must be empty. Every
+// environment is validated whichever env asks for.
+func ParseEnv(path string, data []byte, env string) (*Spec, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("load release spec %s: %w", path, err)
@@ -57,7 +68,11 @@ func Parse(path string, data []byte) (*Spec, error) {
 	if err != nil {
 		return nil, p.typeError(err, keepKey)
 	}
-	s := p.spec(abs, p.decode(&raw))
+	d := p.decode(&raw)
+	if d.failed {
+		return nil, p.errs.Err()
+	}
+	s := p.resolve(abs, d, env)
 	if err := p.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -70,6 +85,9 @@ type parser struct {
 	md   toml.MetaData
 	loc  *locator
 	errs specerr.List
+	// envTarget says an environment being resolved sets its own target,
+	// so the top level may leave out [target].
+	envTarget bool
 }
 
 // decoded is release.toml decoded into its raw, unvalidated form.
@@ -81,7 +99,9 @@ type decoded struct {
 	checks    []rawCheck
 	deploy    rawDeploy
 	telemetry rawTelemetry
-	failed    bool // a type error was recorded
+	// environments are the [environments.<name>] tables, by name.
+	environments map[string]rawEnvironment
+	failed       bool // a type error was recorded
 }
 
 // decode decodes each table, recording type errors and, when there are
@@ -94,6 +114,7 @@ func (p *parser) decode(raw *rawFile) *decoded {
 	p.table("values", raw.Values, &d.values, d)
 	p.table("deploy", raw.Deploy, &d.deploy, d)
 	p.table("telemetry", raw.Telemetry, &d.telemetry, d)
+	p.table(environmentsKey, raw.Environments, &d.environments, d)
 	for i, prim := range raw.Checks {
 		p.primitive(prim, &d.checks[i], indexKey("checks", i), d)
 	}
@@ -154,7 +175,11 @@ func (p *parser) unknownKeys() {
 
 // knownHint lists the keys accepted where k was found.
 func knownHint(k toml.Key) string {
-	if known, ok := knownKeys[strings.Join(k[:len(k)-1], ".")]; ok {
+	table := slices.Clone(k[:len(k)-1])
+	if len(table) > 1 && table[0] == environmentsKey {
+		table[1] = "*" // every environment accepts the same keys
+	}
+	if known, ok := knownKeys[strings.Join(table, ".")]; ok {
 		return " (known keys: " + known + ")"
 	}
 	return ""

@@ -12,6 +12,9 @@ type rawFile struct {
 	Checks    []toml.Primitive `toml:"checks"`
 	Deploy    toml.Primitive   `toml:"deploy"`
 	Telemetry toml.Primitive   `toml:"telemetry"`
+	// Environments is decoded whole: the layout check has already
+	// reported a wrong type in any environment.
+	Environments toml.Primitive `toml:"environments"`
 }
 
 type rawDeploy struct {
@@ -104,7 +107,7 @@ type rawTCP struct {
 
 // knownKeys lists the keys each table accepts, for unknown-key hints.
 var knownKeys = map[string]string{
-	"":            "target, release, images, values, checks, deploy, telemetry",
+	"":            "target, release, images, values, checks, deploy, telemetry, environments",
 	"deploy":      "deliver, containerd_address, containerd_namespace, registry",
 	"telemetry":   "otlp_endpoint, export_timeout",
 	"target":      "kubeconfig, context, namespace, namespaces",
@@ -115,4 +118,8 @@ var knownKeys = map[string]string{
 
 	"checks.command": "run, dir, services",
 	"checks.job":     "from, image, command, args, annotations",
+
+	"environments.*":         "target, release, values, images",
+	"environments.*.target":  "kubeconfig, context, namespace, namespaces",
+	"environments.*.release": "state_dir, state, state_namespace, state_signers, allow_unpinned_images, require_pinned_images, prune, on_failure, ready_timeout, wait",
 }

@@ -48,6 +48,12 @@ type Spec struct {
 	Deploy Deploy
 	// Telemetry says where `piceli deploy` sends its trace and result.
 	Telemetry Telemetry
+	// Environment is the environment of [environments] this spec was
+	// resolved for (ParseEnv); empty when the file declares none.
+	// Target, Release, Values and Images are already the environment's.
+	Environment string
+	// Environments are the names the file declares, sorted; nil when none.
+	Environments []string
 }
 
 // ImageBuild is an [images] entry written { build = "NAME" }: the image

@@ -54,7 +54,7 @@ func (p *parser) path(rel string) string {
 
 // target validates [target].
 func (p *parser) target(r rawTarget) Target {
-	if !p.md.IsDefined("target") {
+	if !p.md.IsDefined("target") && !p.envTarget {
 		p.errs.Add("target", "missing table [target]; name the kubeconfig file, context and namespace")
 		return Target{}
 	}

@@ -86,3 +86,13 @@ func RunFile(dir, run, file string) string { return filepath.Join(RunDir(dir, ru
 // RunFileRel is file of run as a slash-separated path under the state
 // directory, as snapshots name their files.
 func RunFileRel(run, file string) string { return Runs + "/" + run + "/" + file }
+
+// Environment is the state directory of the environment env of a release
+// whose state directory is base: a sibling of base, so that each
+// environment has its own plans, history and lock, and no environment's
+// directory lies inside another's. env is a DNS-1123 label (the spec
+// checks it), so the result stays beside base.
+func Environment(base, env string) string { return filepath.Clean(base) + envSuffix + env }
+
+// envSuffix joins a base state directory and an environment's name.
+const envSuffix = ".env-"

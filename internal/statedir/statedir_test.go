@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,10 +150,43 @@ func distinctPath(s string) bool {
 			return true
 		}
 	}
+	if strings.HasSuffix(s, envSuffix) || envDir.MatchString(s) {
+		return true
+	}
 	for _, dir := range []string{Plans, Runs, History, Secrets, Deploys, "keys"} {
 		if strings.HasPrefix(s, dir+"/") {
 			return true
 		}
 	}
 	return false
+}
+
+func TestEnvironmentIsBesideItsBase(t *testing.T) {
+	for _, tt := range []struct{ base, env, want string }{
+		{"/srv/app/.piceli-release", "prod", "/srv/app/.piceli-release.env-prod"},
+		{"/srv/app/.piceli-release/", "staging", "/srv/app/.piceli-release.env-staging"},
+	} {
+		if got := Environment(tt.base, tt.env); got != tt.want {
+			t.Errorf("Environment(%q, %q) = %q, want %q", tt.base, tt.env, got, tt.want)
+		}
+		if filepath.Dir(Environment(tt.base, tt.env)) != filepath.Dir(filepath.Clean(tt.base)) {
+			t.Errorf("Environment(%q, %q) is not beside its base", tt.base, tt.env)
+		}
+	}
+}
+
+// envDir matches a string that ends as an environment's state directory
+// does: the suffix and a DNS-1123 label.
+var envDir = regexp.MustCompile(regexp.QuoteMeta(envSuffix) + `[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// An environment's state directory is spelt here alone: the literal
+// check of TestNoStatePathLiteralOutsideThisPackage catches its suffix
+// (but not a schema such as piceli.env-diff/v1).
+func TestDistinctPathCatchesAnEnvironmentSuffix(t *testing.T) {
+	for s, want := range map[string]bool{envSuffix + "prod": true, ".piceli-release" + envSuffix: true, "/srv/.piceli-release" + envSuffix + "staging-2": true,
+		"prod": false, ".env": false, "piceli.env-diff/v1": false, "the piceli.env-diff/v1 document.": false} {
+		if got := distinctPath(s); got != want {
+			t.Errorf("distinctPath(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
