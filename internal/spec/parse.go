@@ -74,14 +74,16 @@ type parser struct {
 
 // decoded is release.toml decoded into its raw, unvalidated form.
 type decoded struct {
-	target    rawTarget
-	release   rawRelease
-	images    map[string]rawImage
-	values    map[string]string
-	checks    []rawCheck
-	deploy    rawDeploy
-	telemetry rawTelemetry
-	failed    bool // a type error was recorded
+	target         rawTarget
+	release        rawRelease
+	images         map[string]rawImage
+	values         map[string]string
+	checks         []rawCheck
+	deploy         rawDeploy
+	telemetry      rawTelemetry
+	charts         []rawChart
+	kustomizations []rawKustomization
+	failed         bool // a type error was recorded
 }
 
 // decode decodes each table, recording type errors and, when there are
@@ -97,6 +99,7 @@ func (p *parser) decode(raw *rawFile) *decoded {
 	for i, prim := range raw.Checks {
 		p.primitive(prim, &d.checks[i], indexKey("checks", i), d)
 	}
+	p.decodePackages(raw.Charts, raw.Kustomizations, d)
 	if !d.failed {
 		p.unknownKeys()
 	}
@@ -143,6 +146,9 @@ func (p *parser) unknownKeys() {
 	seen := map[string]int{}
 	for _, k := range undecoded {
 		plain := strings.Join(k, ".")
+		if freeForm(k) {
+			continue
+		}
 		n := seen[plain]
 		seen[plain]++
 		if unknown[strings.Join(k[:len(k)-1], ".")] {
@@ -154,7 +160,11 @@ func (p *parser) unknownKeys() {
 
 // knownHint lists the keys accepted where k was found.
 func knownHint(k toml.Key) string {
-	if known, ok := knownKeys[strings.Join(k[:len(k)-1], ".")]; ok {
+	parent := strings.Join(k[:len(k)-1], ".")
+	if known, ok := knownKeys[parent]; ok {
+		return " (known keys: " + known + ")"
+	}
+	if known, ok := packageKeys[parent]; ok {
 		return " (known keys: " + known + ")"
 	}
 	return ""

@@ -12,6 +12,9 @@ type rawFile struct {
 	Checks    []toml.Primitive `toml:"checks"`
 	Deploy    toml.Primitive   `toml:"deploy"`
 	Telemetry toml.Primitive   `toml:"telemetry"`
+	// Charts and Kustomizations are decoded in charts.go.
+	Charts         []toml.Primitive `toml:"charts"`
+	Kustomizations []toml.Primitive `toml:"kustomizations"`
 }
 
 type rawDeploy struct {
@@ -104,7 +107,7 @@ type rawTCP struct {
 
 // knownKeys lists the keys each table accepts, for unknown-key hints.
 var knownKeys = map[string]string{
-	"":            "target, release, images, values, checks, deploy, telemetry",
+	"":            "target, release, images, values, checks, deploy, telemetry, charts, kustomizations",
 	"deploy":      "deliver, containerd_address, containerd_namespace, registry",
 	"telemetry":   "otlp_endpoint, export_timeout",
 	"target":      "kubeconfig, context, namespace, namespaces",

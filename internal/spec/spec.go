@@ -48,6 +48,10 @@ type Spec struct {
 	Deploy Deploy
 	// Telemetry says where `piceli deploy` sends its trace and result.
 	Telemetry Telemetry
+	// Charts and Kustomizations are rendered into the release's objects
+	// beside its composition's (charts.go).
+	Charts         []Chart
+	Kustomizations []Kustomization
 }
 
 // ImageBuild is an [images] entry written { build = "NAME" }: the image

@@ -1,0 +1,68 @@
+package compose
+
+import (
+	"context"
+	"fmt"
+
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"sigs.k8s.io/yaml"
+
+	"github.com/pynenc/piceli/internal/compose/chart"
+	"github.com/pynenc/piceli/internal/inputfile"
+	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/refusal"
+)
+
+// maxValuesFile bounds a chart's values file.
+const maxValuesFile = 1 << 20
+
+// renderCharts renders the charts of release.toml into objects, in order.
+func renderCharts(ctx context.Context, s *spec.Spec, charts []spec.Chart) ([]object.Declared, error) {
+	var out []object.Declared
+	for _, c := range charts {
+		values, err := chartValues(c)
+		if err != nil {
+			return nil, err
+		}
+		name := c.Name
+		if name == "" {
+			name = s.Release.Name
+		}
+		src := chart.Source{Path: c.Path, Digest: c.Digest, Values: values}
+		objs, err := chart.Render(ctx, src, chart.Options{Release: name, Namespace: s.Target.Namespace})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// chartValues merges a chart's values table over its values file.
+func chartValues(c spec.Chart) (map[string]any, error) {
+	values := map[string]any{}
+	if c.ValuesFile != "" {
+		data, err := inputfile.Read(c.ValuesFile, maxValuesFile)
+		if err != nil {
+			return nil, refusal.Errorf("read values of chart %s: %w", c.Path, err)
+		}
+		if err := yaml.Unmarshal(data, &values); err != nil {
+			return nil, refusal.Errorf("read values of chart %s: %s: %w", c.Path, c.ValuesFile, err)
+		}
+	}
+	if values == nil {
+		values = map[string]any{}
+	}
+	return loader.MergeMaps(values, c.Values), nil
+}
+
+// withPackages appends the objects of the spec's charts to res.
+func withPackages(ctx context.Context, s *spec.Spec, res *Result) error {
+	objs, err := renderCharts(ctx, s, s.Charts)
+	if err != nil {
+		return fmt.Errorf("render charts: %w", err)
+	}
+	res.Objects = append(res.Objects, objs...)
+	return nil
+}
