@@ -1,11 +1,15 @@
 package compare_test
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/pynenc/piceli/internal/compose/kustomize"
 	"github.com/pynenc/piceli/release"
 )
 
@@ -36,4 +40,38 @@ func renderRelease(t *testing.T, spec string) []*unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	return objs
+}
+
+// Acceptance 3 of issue 31: the compare overlay rendered in process gives
+// exactly what the pinned kustomize build gives.
+func TestKustomizationRendersAsKustomizeBuild(t *testing.T) {
+	_, kustomizeBin := tools(t)
+	want := parseYAML(t, kustomizeBuild(t, kustomizeBin))
+	dir := t.TempDir()
+	if out, err := exec.Command("cp", "-r", "kustomize", dir).CombinedOutput(); err != nil {
+		t.Fatalf("copy kustomize: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kustomize/overlays/sandbox/db-password.txt"), []byte("not-a-real-password"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kustomize.Render(kustomize.Source{Path: filepath.Join(dir, "kustomize/overlays/sandbox"), Root: filepath.Join(dir, "kustomize")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		got[i] = o.Object
+	}
+	if diff := cmp.Diff(viaJSONAll(t, want), viaJSONAll(t, got)); diff != "" {
+		t.Errorf("the kustomization renders other objects than kustomize build (-kustomize +piceli):\n%s", diff)
+	}
+}
+
+// viaJSONAll gives every number of every object one type.
+func viaJSONAll(t *testing.T, objs []*unstructured.Unstructured) []map[string]any {
+	out := make([]map[string]any, len(objs))
+	for i, o := range objs {
+		out[i] = viaJSON(t, o.Object)
+	}
+	return out
 }

@@ -34,8 +34,8 @@ type Options struct {
 
 // Load loads the composition of s. A Go composition is compiled (or taken
 // from the cache), run with the context of s, and its document read; a
-// file composition is read without any Go toolchain. The charts of
-// release.toml are rendered and their objects appended. Nothing is written
+// file composition is read without any Go toolchain. The charts and
+// kustomizations of release.toml are rendered and their objects appended. Nothing is written
 // into the user's tree. A composition without objects is an error.
 func Load(ctx context.Context, s *spec.Spec, opts Options) (*Result, error) {
 	c := s.Release.Composition

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/pynenc/piceli/internal/compose/chart"
+	"github.com/pynenc/piceli/internal/compose/kustomize"
 	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
@@ -57,12 +58,20 @@ func chartValues(c spec.Chart) (map[string]any, error) {
 	return loader.MergeMaps(values, c.Values), nil
 }
 
-// withPackages appends the objects of the spec's charts to res.
+// withPackages appends the objects of the spec's charts and
+// kustomizations to res.
 func withPackages(ctx context.Context, s *spec.Spec, res *Result) error {
 	objs, err := renderCharts(ctx, s, s.Charts)
 	if err != nil {
 		return fmt.Errorf("render charts: %w", err)
 	}
 	res.Objects = append(res.Objects, objs...)
+	for _, k := range s.Kustomizations {
+		objs, err := kustomize.Render(kustomize.Source{Path: k.Path, Root: k.Root})
+		if err != nil {
+			return fmt.Errorf("render kustomizations: %w", err)
+		}
+		res.Objects = append(res.Objects, objs...)
+	}
 	return nil
 }

@@ -25,6 +25,9 @@ type Chart struct {
 // directory rendered into the release's objects.
 type Kustomization struct {
 	Path string // the directory holding kustomization.yaml; absolute
+	// Root is the directory all its files lie in (bases such as ../base
+	// included); absolute. Empty means Path.
+	Root string
 }
 
 type rawChart struct {
@@ -37,13 +40,14 @@ type rawChart struct {
 
 type rawKustomization struct {
 	Path *string `toml:"path"`
+	Root *string `toml:"root"`
 }
 
 // packageKeys are the keys of [[charts]] and [[kustomizations]], for
 // unknown-key hints.
 var packageKeys = map[string]string{
 	"charts":         "path, digest, name, values_file, values",
-	"kustomizations": "path",
+	"kustomizations": "path, root",
 }
 
 var chartDigest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
@@ -79,7 +83,11 @@ func (p *parser) packages(d *decoded, s *Spec) {
 	}
 	for i, r := range d.kustomizations {
 		path := p.required(fmt.Sprintf("kustomizations[%d].path", i), r.Path, "")
-		s.Kustomizations = append(s.Kustomizations, Kustomization{Path: p.path(path)})
+		k := Kustomization{Path: p.path(path)}
+		if r.Root != nil {
+			k.Root = p.path(*r.Root)
+		}
+		s.Kustomizations = append(s.Kustomizations, k)
 	}
 }
 
