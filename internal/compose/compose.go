@@ -10,6 +10,7 @@ import (
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/internal/wire"
+	pubwire "github.com/pynenc/piceli/wire"
 )
 
 // Result is a loaded composition: its objects in declaration order, each
@@ -20,6 +21,10 @@ type Result struct {
 	Objects    []object.Declared
 	Components []wire.ComponentInfo
 	Secrets    []wire.SecretInfo
+	// Charts and Kustomizations are those a Go composition added; Load
+	// has already rendered them into Objects.
+	Charts         []pubwire.ChartInfo
+	Kustomizations []pubwire.KustomizationInfo
 }
 
 // Options tunes Load. The zero value is valid.

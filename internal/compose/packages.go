@@ -3,6 +3,7 @@ package compose
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"sigs.k8s.io/yaml"
@@ -61,12 +62,13 @@ func chartValues(c spec.Chart) (map[string]any, error) {
 // withPackages appends the objects of the spec's charts and
 // kustomizations to res.
 func withPackages(ctx context.Context, s *spec.Spec, res *Result) error {
-	objs, err := renderCharts(ctx, s, s.Charts)
+	charts, kusts := fromDocument(s, res)
+	objs, err := renderCharts(ctx, s, append(charts, s.Charts...))
 	if err != nil {
 		return fmt.Errorf("render charts: %w", err)
 	}
 	res.Objects = append(res.Objects, objs...)
-	for _, k := range s.Kustomizations {
+	for _, k := range append(kusts, s.Kustomizations...) {
 		objs, err := kustomize.Render(kustomize.Source{Path: k.Path, Root: k.Root})
 		if err != nil {
 			return fmt.Errorf("render kustomizations: %w", err)
@@ -74,4 +76,30 @@ func withPackages(ctx context.Context, s *spec.Spec, res *Result) error {
 		res.Objects = append(res.Objects, objs...)
 	}
 	return nil
+}
+
+// fromDocument turns the charts and kustomizations a Go composition added
+// into spec entries, their paths resolved against the spec's directory.
+func fromDocument(s *spec.Spec, res *Result) ([]spec.Chart, []spec.Kustomization) {
+	var cs []spec.Chart
+	for _, c := range res.Charts {
+		cs = append(cs, spec.Chart{Path: specPath(s, c.Path), Digest: c.Digest, Name: c.Name, Values: c.Values})
+	}
+	var ks []spec.Kustomization
+	for _, k := range res.Kustomizations {
+		kz := spec.Kustomization{Path: specPath(s, k.Path)}
+		if k.Root != "" {
+			kz.Root = specPath(s, k.Root)
+		}
+		ks = append(ks, kz)
+	}
+	return cs, ks
+}
+
+// specPath resolves path against the spec's directory.
+func specPath(s *spec.Spec, path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(s.Dir, path)
 }
