@@ -42,6 +42,9 @@ type App struct {
 	byName     map[string]*component
 	secrets    []SecretInfo
 	errs       []error
+	// charts and kustomizations are rendered by Piceli (package.go).
+	charts         []*ChartInfo
+	kustomizations []*KustomizationInfo
 }
 
 // entry is one declared object: a typed object built here (converted at
@@ -131,11 +134,14 @@ func (a *App) Composition(ctx *Context) (*Composition, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	charts, kusts := a.packages()
 	return &Composition{doc: Document{
-		Schema:     Schema,
-		Objects:    objects,
-		Components: a.componentInfos(),
-		Secrets:    append([]SecretInfo(nil), a.secrets...),
+		Schema:         Schema,
+		Objects:        objects,
+		Components:     a.componentInfos(),
+		Secrets:        append([]SecretInfo(nil), a.secrets...),
+		Charts:         charts,
+		Kustomizations: kusts,
 	}}, nil
 }
 

@@ -16,7 +16,10 @@ type Document struct {
 	Objects    []object.Declared `json:"objects"`
 	Components []ComponentInfo   `json:"components,omitempty"`
 	Secrets    []SecretInfo      `json:"secrets,omitempty"`
-	Error      string            `json:"error,omitempty"`
+	// Charts and Kustomizations are rendered by Piceli into more objects.
+	Charts         []ChartInfo         `json:"charts,omitempty"`
+	Kustomizations []KustomizationInfo `json:"kustomizations,omitempty"`
+	Error          string              `json:"error,omitempty"`
 }
 
 // ComponentInfo describes a typed component: its name, kind, declared ports

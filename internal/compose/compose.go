@@ -10,6 +10,7 @@ import (
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/internal/wire"
+	pubwire "github.com/pynenc/piceli/wire"
 )
 
 // Result is a loaded composition: its objects in declaration order, each
@@ -20,6 +21,10 @@ type Result struct {
 	Objects    []object.Declared
 	Components []wire.ComponentInfo
 	Secrets    []wire.SecretInfo
+	// Charts and Kustomizations are those a Go composition added; Load
+	// has already rendered them into Objects.
+	Charts         []pubwire.ChartInfo
+	Kustomizations []pubwire.KustomizationInfo
 }
 
 // Options tunes Load. The zero value is valid.
@@ -34,7 +39,8 @@ type Options struct {
 
 // Load loads the composition of s. A Go composition is compiled (or taken
 // from the cache), run with the context of s, and its document read; a
-// file composition is read without any Go toolchain. Nothing is written
+// file composition is read without any Go toolchain. The charts and
+// kustomizations of release.toml are rendered and their objects appended. Nothing is written
 // into the user's tree. A composition without objects is an error.
 func Load(ctx context.Context, s *spec.Spec, opts Options) (*Result, error) {
 	c := s.Release.Composition
@@ -48,6 +54,9 @@ func Load(ctx context.Context, s *spec.Spec, opts Options) (*Result, error) {
 		res, err = loadFiles(s.Dir, c.File)
 	default:
 		err = fmt.Errorf("unknown composition kind %q", c.Kind)
+	}
+	if err == nil {
+		err = withPackages(ctx, s, res)
 	}
 	if err == nil && len(res.Objects) == 0 {
 		err = fmt.Errorf("the composition declares no objects")

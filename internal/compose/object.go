@@ -34,5 +34,6 @@ func resultOf(doc *wire.Document) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{Objects: doc.Objects, Components: doc.Components, Secrets: doc.Secrets}, nil
+	return &Result{Objects: doc.Objects, Components: doc.Components, Secrets: doc.Secrets,
+		Charts: doc.Charts, Kustomizations: doc.Kustomizations}, nil
 }

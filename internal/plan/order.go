@@ -6,8 +6,9 @@ import (
 )
 
 // dependencies fills each step's DependsOn from its object's declared
-// component dependencies: a component name stands for that component's
-// workload (its Deployment, StatefulSet, Job or CronJob).
+// dependencies: a component name stands for that component's workload
+// (its Deployment, StatefulSet, Job or CronJob), an origin entry
+// (object.DependencyOnOrigin) for the object declared there.
 func (m *maker) dependencies(steps []Step) {
 	kinds := map[string]string{}
 	for _, c := range m.in.Components {
@@ -19,13 +20,28 @@ func (m *maker) dependencies(steps []Step) {
 			workload[s.Ref.Name] = s.Ref
 		}
 	}
+	byOrigin := map[string]object.Ref{}
+	for _, s := range steps {
+		byOrigin[s.Origin] = s.Ref
+	}
 	for i, o := range m.in.Objects {
 		for _, d := range o.DependsOn {
-			if ref, ok := workload[d]; ok {
+			if ref, ok := dependency(d, workload, byOrigin); ok {
 				steps[i].DependsOn = append(steps[i].DependsOn, ref)
 			}
 		}
 	}
+}
+
+// dependency resolves one DependsOn entry: a component's workload, or an
+// object named by its origin (object.DependencyOnOrigin).
+func dependency(entry string, workload, byOrigin map[string]object.Ref) (object.Ref, bool) {
+	if origin, ok := object.OriginOfDependency(entry); ok {
+		ref, found := byOrigin[origin]
+		return ref, found
+	}
+	ref, ok := workload[entry]
+	return ref, ok
 }
 
 // nodes turns steps into graph nodes. Deletes go last, in a stage of their

@@ -92,13 +92,15 @@ type parser struct {
 
 // decoded is release.toml decoded into its raw, unvalidated form.
 type decoded struct {
-	target    rawTarget
-	release   rawRelease
-	images    map[string]rawImage
-	values    map[string]string
-	checks    []rawCheck
-	deploy    rawDeploy
-	telemetry rawTelemetry
+	target         rawTarget
+	release        rawRelease
+	images         map[string]rawImage
+	values         map[string]string
+	checks         []rawCheck
+	deploy         rawDeploy
+	telemetry      rawTelemetry
+	charts         []rawChart
+	kustomizations []rawKustomization
 	// environments are the [environments.<name>] tables, by name.
 	environments map[string]rawEnvironment
 	failed       bool // a type error was recorded
@@ -118,6 +120,7 @@ func (p *parser) decode(raw *rawFile) *decoded {
 	for i, prim := range raw.Checks {
 		p.primitive(prim, &d.checks[i], indexKey("checks", i), d)
 	}
+	p.decodePackages(raw.Charts, raw.Kustomizations, d)
 	if !d.failed {
 		p.unknownKeys()
 	}
@@ -164,6 +167,9 @@ func (p *parser) unknownKeys() {
 	seen := map[string]int{}
 	for _, k := range undecoded {
 		plain := strings.Join(k, ".")
+		if freeForm(k) {
+			continue
+		}
 		n := seen[plain]
 		seen[plain]++
 		if unknown[strings.Join(k[:len(k)-1], ".")] {
@@ -179,7 +185,11 @@ func knownHint(k toml.Key) string {
 	if len(table) > 1 && table[0] == environmentsKey {
 		table[1] = "*" // every environment accepts the same keys
 	}
-	if known, ok := knownKeys[strings.Join(table, ".")]; ok {
+	parent := strings.Join(table, ".")
+	if known, ok := knownKeys[parent]; ok {
+		return " (known keys: " + known + ")"
+	}
+	if known, ok := packageKeys[parent]; ok {
 		return " (known keys: " + known + ")"
 	}
 	return ""

@@ -15,6 +15,9 @@ type rawFile struct {
 	// Environments is decoded whole: the layout check has already
 	// reported a wrong type in any environment.
 	Environments toml.Primitive `toml:"environments"`
+	// Charts and Kustomizations are decoded in charts.go.
+	Charts         []toml.Primitive `toml:"charts"`
+	Kustomizations []toml.Primitive `toml:"kustomizations"`
 }
 
 type rawDeploy struct {
@@ -107,7 +110,7 @@ type rawTCP struct {
 
 // knownKeys lists the keys each table accepts, for unknown-key hints.
 var knownKeys = map[string]string{
-	"":            "target, release, images, values, checks, deploy, telemetry, environments",
+	"":            "target, release, images, values, checks, deploy, telemetry, charts, kustomizations, environments",
 	"deploy":      "deliver, containerd_address, containerd_namespace, registry",
 	"telemetry":   "otlp_endpoint, export_timeout",
 	"target":      "kubeconfig, context, namespace, namespaces",

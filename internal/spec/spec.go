@@ -54,6 +54,10 @@ type Spec struct {
 	Environment string
 	// Environments are the names the file declares, sorted; nil when none.
 	Environments []string
+	// Charts and Kustomizations are rendered into the release's objects
+	// beside its composition's (charts.go).
+	Charts         []Chart
+	Kustomizations []Kustomization
 }
 
 // ImageBuild is an [images] entry written { build = "NAME" }: the image

@@ -29,6 +29,7 @@ func (p *parser) spec(abs string, d *decoded) *Spec {
 	s.Checks = p.checks(d.checks, s)
 	s.Deploy = p.deploy(d.deploy)
 	s.Telemetry = p.telemetry(d.telemetry)
+	p.packages(d, s)
 	return s
 }
 
