@@ -221,10 +221,14 @@ func (p *Proxy) forward(req Request, w http.ResponseWriter, r *http.Request) {
 // logIndex keys, in a forwarded request's context, its index in the log.
 type logIndex struct{}
 
-// answered logs the upstream's answer code of a forwarded request.
+// answered logs the upstream's answer code of a forwarded request. An
+// answer also proves the request reached the server: the transport may
+// report the write done (WroteRequest) only after the answer has been
+// read, and the client given it, so it is marked forwarded here too,
+// before the client sees the answer.
 func (p *Proxy) answered(resp *http.Response) error {
 	if i, ok := resp.Request.Context().Value(logIndex{}).(int); ok {
-		p.update(i, func(r *Request) { r.Code = resp.StatusCode })
+		p.update(i, func(r *Request) { r.Code, r.Forwarded = resp.StatusCode, true })
 	}
 	return nil
 }
