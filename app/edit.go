@@ -5,7 +5,8 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/pynenc/piceli/internal/builtin"
 )
 
 // edit is one Edit: the object type it takes and the function.
@@ -71,7 +72,7 @@ func kindName(obj runtime.Object) (string, string) {
 		name = m.GetName()
 	}
 	kind := obj.GetObjectKind().GroupVersionKind().Kind
-	if gvks, _, err := scheme.Scheme.ObjectKinds(obj); kind == "" && err == nil && len(gvks) > 0 {
+	if gvks, _, err := builtin.Scheme.ObjectKinds(obj); kind == "" && err == nil && len(gvks) > 0 {
 		kind = gvks[0].Kind
 	}
 	return kind, name

@@ -11,10 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/render"
+
+	"github.com/pynenc/piceli/internal/builtin"
 )
 
 // lastApplied is the annotation kubectl's client-side apply keeps the
@@ -75,7 +76,7 @@ func normalObject(u *unstructured.Unstructured, app string) map[string]any {
 	if object.IsSecret(u) {
 		u = normalSecret(u, app)
 	}
-	if obj, err := scheme.Scheme.New(u.GroupVersionKind()); err == nil {
+	if obj, err := builtin.Scheme.New(u.GroupVersionKind()); err == nil {
 		shape(u.Object, reflect.TypeOf(obj))
 	}
 	dropEmpty(u.Object)
@@ -169,7 +170,7 @@ func canonical(v any) any {
 // unknownFields reports whether u, of a kind with a k8s.io/api type, has
 // fields its type does not know: its literal would drop them.
 func unknownFields(u *unstructured.Unstructured) bool {
-	obj, err := scheme.Scheme.New(u.GroupVersionKind())
+	obj, err := builtin.Scheme.New(u.GroupVersionKind())
 	if err != nil {
 		return false
 	}

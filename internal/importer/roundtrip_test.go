@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/pynenc/piceli/internal/builtin"
 	"github.com/pynenc/piceli/internal/importer"
 	"github.com/pynenc/piceli/internal/importgen"
 	"github.com/pynenc/piceli/internal/object"
@@ -108,7 +108,7 @@ func TestRoundTripUsesTheBestForm(t *testing.T) {
 // no value, and a literal says it), a literal for other
 // kinds with a Go type, a file for the rest.
 func expectedForm(u *unstructured.Unstructured, piceli bool) importgen.Form {
-	_, typed := scheme.Scheme.New(u.GroupVersionKind())
+	_, typed := builtin.Scheme.New(u.GroupVersionKind())
 	switch {
 	case typed != nil:
 		return importgen.File

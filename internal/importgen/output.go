@@ -11,7 +11,8 @@ import (
 
 	"github.com/dave/jennifer/jen"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/pynenc/piceli/internal/builtin"
 )
 
 // output writes the module's files.
@@ -459,7 +460,7 @@ func renderFile(out *Output, name string, f *jen.File) error {
 // people write: appsv1, corev1, metav1.
 func apiAliases() map[string]string {
 	aliases := map[string]string{metav1Pkg: "metav1"}
-	for _, t := range scheme.Scheme.AllKnownTypes() {
+	for _, t := range builtin.Scheme.AllKnownTypes() {
 		p := t.PkgPath()
 		if rest, ok := strings.CutPrefix(p, "k8s.io/api/"); ok {
 			aliases[p] = strings.ReplaceAll(strings.ReplaceAll(rest, "/", ""), ".", "")

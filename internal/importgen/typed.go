@@ -6,7 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/pynenc/piceli/internal/builtin"
 )
 
 // Typed converts u to its k8s.io/api type. ok is false for kinds without
@@ -15,7 +16,7 @@ import (
 // belongs, say). Fields the type does not know are dropped silently: the
 // caller compares the result with u to find out.
 func Typed(u *unstructured.Unstructured) (obj runtime.Object, ok bool, err error) {
-	obj, err = scheme.Scheme.New(u.GroupVersionKind())
+	obj, err = builtin.Scheme.New(u.GroupVersionKind())
 	if err != nil {
 		return nil, false, nil
 	}
