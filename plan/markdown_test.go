@@ -3,14 +3,11 @@ package plan_test
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/yuin/goldmark/text"
 
 	"github.com/pynenc/piceli/object"
@@ -101,19 +98,7 @@ func TestWriteMarkdownGolden(t *testing.T) {
 			if err := tc.p.WriteMarkdown(&b, tc.opts); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if diff := cmp.Diff(string(want), b.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", path, diff)
-			}
+			matchGolden(t, tc.golden, b.Bytes())
 		})
 	}
 }

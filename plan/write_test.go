@@ -46,19 +46,7 @@ func TestWriteCountsUnchangedPerWave(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
 			oneChange().Write(&b, tc.opts)
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if diff := cmp.Diff(string(want), b.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", path, diff)
-			}
+			matchGolden(t, tc.golden, b.Bytes())
 		})
 	}
 }
@@ -72,5 +60,23 @@ func TestWriteNamesTheEnvironment(t *testing.T) {
 	want := "release shop (environment staging) in namespace shop: 1 to update, 7 unchanged\n"
 	if first, _, _ := bytes.Cut(b.Bytes(), []byte("\n")); string(first)+"\n" != want {
 		t.Errorf("Write() first line = %q, want %q", first, want)
+	}
+}
+
+// matchGolden compares got with testdata/name, which -update rewrites.
+func matchGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }
