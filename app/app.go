@@ -45,6 +45,9 @@ type App struct {
 	// charts and kustomizations are rendered by Piceli (package.go).
 	charts         []*ChartInfo
 	kustomizations []*KustomizationInfo
+	// environments holds the overrides of each Environment, by name.
+	environments map[string][]Override
+	envOrder     []string
 }
 
 // entry is one declared object: a typed object built here (converted at
@@ -56,6 +59,10 @@ type entry struct {
 	typed    runtime.Object
 	manifest map[string]any
 	zeros    []string // Zero paths of a typed object
+	// about are the workloads the object exists for (a workload's own
+	// object, its Service, autoscaler, budget and traffic rules): Drop of
+	// any of them drops it too.
+	about []*Workload
 }
 
 // component is a typed workload: its name, kind, ports and readiness.
@@ -96,14 +103,15 @@ func (a *App) claim(kind, name string) bool {
 
 // add appends a builder object owned by the named component, applying the
 // edits and checking the zero paths of c (nil for a builder without
-// options).
-func (a *App) add(component string, obj runtime.Object, c *common) {
+// options), and returns its entry.
+func (a *App) add(component string, obj runtime.Object, c *common) *entry {
 	e := &entry{origin: "component " + component, typed: obj}
 	if c != nil {
 		a.finish(obj, c)
 		e.deps, e.zeros = &c.deps, c.zeros
 	}
 	a.entries = append(a.entries, e)
+	return e
 }
 
 // labels returns the labels of a builder object of the named component.
@@ -128,6 +136,10 @@ func (a *App) Composition(ctx *Context) (*Composition, error) {
 	errs := append([]error{}, a.errs...)
 	if ctx != nil {
 		errs = append(errs, ctx.errs...)
+	}
+	errs = append(errs, a.applyEnvironment(ctx)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	objects, convErrs := a.objects(ctx)
 	errs = append(errs, convErrs...)

@@ -52,10 +52,11 @@ func utilization(res corev1.ResourceName, percent int32) AutoscalerOption {
 // a Deployment or StatefulSet, scaling it between min and max replicas
 // (80% CPU when no metric option is given). The workload's replicas field is
 // left out, even when Replicas set it, so the two never fight over it.
-func (a *App) Autoscaler(w *Workload, min, max int32, opts ...AutoscalerOption) {
+// The returned handle names it in an Environment's SetScale.
+func (a *App) Autoscaler(w *Workload, min, max int32, opts ...AutoscalerOption) *Autoscaler {
 	if w == nil {
 		a.errorf("autoscaler: workload is nil")
-		return
+		return &Autoscaler{}
 	}
 	spec := autoscalerSpec{}
 	for _, o := range opts {
@@ -69,10 +70,22 @@ func (a *App) Autoscaler(w *Workload, min, max int32, opts ...AutoscalerOption) 
 	}
 	a.report("HorizontalPodAutoscaler", w.name, spec.errs)
 	if a.claim("HorizontalPodAutoscaler", w.name) {
-		a.add(w.name, a.autoscalerObject(w, min, max, spec), &spec.common)
+		a.add(w.name, a.autoscalerObject(w, min, max, spec), &spec.common).about = []*Workload{w}
 		releaseReplicas(w.obj)
+		w.autoscaled = true
 	}
+	return &Autoscaler{name: w.name}
 }
+
+// Autoscaler is a handle to a declared HorizontalPodAutoscaler, named after
+// the workload it scales.
+type Autoscaler struct{ name string }
+
+// Name returns the autoscaler's name.
+func (h *Autoscaler) Name() string { return h.name }
+
+// Kind returns "HorizontalPodAutoscaler".
+func (h *Autoscaler) Kind() string { return "HorizontalPodAutoscaler" }
 
 // scaleErrors checks the autoscaler's target and bounds.
 func scaleErrors(w *Workload, min, max int32) []string {

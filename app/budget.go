@@ -52,7 +52,7 @@ func (a *App) DisruptionBudget(w *Workload, b Budget) {
 	if !a.claim("PodDisruptionBudget", w.name) {
 		return
 	}
-	a.add(w.name, &policyv1.PodDisruptionBudget{
+	e := a.add(w.name, &policyv1.PodDisruptionBudget{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 		ObjectMeta: meta(w.name, a.labels(w.name), nil),
 		Spec: policyv1.PodDisruptionBudgetSpec{
@@ -61,4 +61,5 @@ func (a *App) DisruptionBudget(w *Workload, b Budget) {
 			MaxUnavailable: b.maxUnavailable,
 		},
 	}, nil)
+	e.about = []*Workload{w}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"maps"
+	"slices"
 )
 
 // Context is what Piceli passes to a composition: the release name, the
@@ -22,6 +23,10 @@ type Context struct {
 	// (release.toml's values, images and target are already that
 	// environment's); empty when the spec declares none.
 	Environment string
+	// Environments are the names [environments] of release.toml declares,
+	// sorted; nil when it declares none. App.Environment names must be
+	// among them.
+	Environments []string
 
 	errs []error
 }
@@ -35,7 +40,8 @@ func NewContext(doc ContextDocument) *Context {
 		Images:    maps.Clone(doc.Images),
 		Values:    maps.Clone(doc.Values),
 
-		Environment: doc.Environment,
+		Environment:  doc.Environment,
+		Environments: slices.Clone(doc.Environments),
 	}
 }
 

@@ -81,8 +81,8 @@ func TLS(secret string, hosts ...string) IngressOption {
 
 // Ingress declares a networking/v1 Ingress routing HTTP traffic to Services.
 // It needs at least one Route; routes for one host share a rule, in the
-// order declared.
-func (a *App) Ingress(name string, opts ...IngressOption) {
+// order declared. The returned handle names it in an Environment's SetHost.
+func (a *App) Ingress(name string, opts ...IngressOption) *Ingress {
 	var spec ingressSpec
 	for _, o := range opts {
 		if o != nil {
@@ -94,8 +94,9 @@ func (a *App) Ingress(name string, opts ...IngressOption) {
 	}
 	a.reportName("Ingress", name, dnsSubdomain)
 	a.report("Ingress", name, spec.errs)
+	h := &Ingress{name: name}
 	if !a.claim("Ingress", name) {
-		return
+		return h
 	}
 	a.add(name, &networkingv1.Ingress{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "Ingress"},
@@ -106,7 +107,17 @@ func (a *App) Ingress(name string, opts ...IngressOption) {
 			TLS:              spec.tls,
 		},
 	}, &spec.common)
+	return h
 }
+
+// Ingress is a handle to a declared Ingress.
+type Ingress struct{ name string }
+
+// Name returns the Ingress's name.
+func (h *Ingress) Name() string { return h.name }
+
+// Kind returns "Ingress".
+func (h *Ingress) Kind() string { return "Ingress" }
 
 // ingressRules groups routes by host, hosts in order of first appearance.
 func ingressRules(routes []route) []networkingv1.IngressRule {

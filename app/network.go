@@ -31,7 +31,7 @@ func (a *App) AllowTraffic(from, to *Workload, ports ...int) {
 	}
 	name := fmt.Sprintf("allow-%s-to-%s", from.name, to.name)
 	peer := networkingv1.NetworkPolicyPeer{PodSelector: &metav1.LabelSelector{MatchLabels: from.selectorLabels(a)}}
-	a.allow(name, to, []networkingv1.NetworkPolicyPeer{peer}, ports)
+	a.allow(name, to, []networkingv1.NetworkPolicyPeer{peer}, ports, from)
 }
 
 // AllowFromAnywhere declares the NetworkPolicy "allow-any-to-<to>": any
@@ -45,8 +45,9 @@ func (a *App) AllowFromAnywhere(to *Workload, ports ...int) {
 	a.allow("allow-any-to-"+to.name, to, nil, ports)
 }
 
-// allow declares an ingress rule admitting peers (nil: everyone) to to.
-func (a *App) allow(name string, to *Workload, peers []networkingv1.NetworkPolicyPeer, ports []int) {
+// allow declares an ingress rule admitting peers (nil: everyone) to to;
+// from are the workloads the peers stand for.
+func (a *App) allow(name string, to *Workload, peers []networkingv1.NetworkPolicyPeer, ports []int, from ...*Workload) {
 	rule := networkingv1.NetworkPolicyIngressRule{From: peers}
 	for _, p := range ports {
 		info, ok := to.port(int32(p))
@@ -58,20 +59,24 @@ func (a *App) allow(name string, to *Workload, peers []networkingv1.NetworkPolic
 		port := intstr.FromInt32(info.Port)
 		rule.Ports = append(rule.Ports, networkingv1.NetworkPolicyPort{Protocol: &protocol, Port: &port})
 	}
-	a.addPolicy(name, networkingv1.NetworkPolicySpec{
+	e := a.addPolicy(name, networkingv1.NetworkPolicySpec{
 		PodSelector: metav1.LabelSelector{MatchLabels: to.selectorLabels(a)},
 		PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
 		Ingress:     []networkingv1.NetworkPolicyIngressRule{rule},
 	})
+	if e != nil {
+		e.about = append([]*Workload{to}, from...)
+	}
 }
 
-// addPolicy validates and adds a NetworkPolicy.
-func (a *App) addPolicy(name string, spec networkingv1.NetworkPolicySpec) {
+// addPolicy validates and adds a NetworkPolicy, returning its entry (nil
+// when the name was taken).
+func (a *App) addPolicy(name string, spec networkingv1.NetworkPolicySpec) *entry {
 	a.reportName("NetworkPolicy", name, dnsSubdomain)
 	if !a.claim("NetworkPolicy", name) {
-		return
+		return nil
 	}
-	a.add(name, &networkingv1.NetworkPolicy{
+	return a.add(name, &networkingv1.NetworkPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
 		ObjectMeta: meta(name, a.labels(name), nil),
 		Spec:       spec,

@@ -257,7 +257,10 @@ func (a *App) declareService(w *Workload, selector map[string]string, spec servi
 	a.reportName("Service", spec.name, dnsLabel)
 	a.report("Service", spec.name, spec.errs)
 	if a.claim("Service", spec.name) {
-		a.add(spec.name, a.serviceObject(spec, selector, ports), &spec.common)
+		e := a.add(spec.name, a.serviceObject(spec, selector, ports), &spec.common)
+		if w != nil {
+			e.about = []*Workload{w}
+		}
 	}
 	return &Service{name: spec.name, ports: portInfos(ports)}
 }

@@ -47,6 +47,8 @@ type Workload struct {
 	// obj is the typed object built for the workload, adjusted by later
 	// declarations (an Autoscaler clears replicas it did not set).
 	obj runtime.Object
+	// autoscaled says an Autoscaler owns the replicas.
+	autoscaled bool
 }
 
 // container is one container of a workload on its way to the pod spec.
@@ -208,7 +210,7 @@ func (a *App) reportName(kind, name string, check func(string) string) bool {
 func (a *App) addWorkload(w *Workload, obj runtime.Object) {
 	w.obj = obj
 	w.zeros = append(w.zeros, w.readWriteZeros()...)
-	a.add(w.name, obj, &w.common)
+	a.add(w.name, obj, &w.common).about = []*Workload{w}
 }
 
 // selectorLabels returns the labels that select the workload's pods: the

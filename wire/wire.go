@@ -56,6 +56,9 @@ type ContextDocument struct {
 	// Environment is the environment of release.toml's [environments]
 	// being rendered; empty when the spec declares none.
 	Environment string `json:"environment,omitempty"`
+	// Environments are the names [environments] declares, sorted; empty
+	// when it declares none.
+	Environments []string `json:"environments,omitempty"`
 }
 
 // Secret source kinds, as they appear in SecretKeyInfo.Source.

@@ -77,7 +77,8 @@ func ContextDocument(s *spec.Spec) wire.ContextDocument {
 		Values:    s.Values,
 		// The environment is already resolved into the rest; the
 		// composition may still branch on its name.
-		Environment: s.Environment,
+		Environment:  s.Environment,
+		Environments: s.Environments,
 	}
 }
 
