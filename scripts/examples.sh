@@ -30,6 +30,9 @@ fail() { echo "examples: $*" >&2; exit 1; }
 
 deployed=(hello services mixed shop)
 planned=(compare/piceli)
+# Examples whose release.toml declares environments, and the one applied here.
+declare -A env_of=([compare/piceli]=dev)
+env_args() { [ -z "${env_of[$1]:-}" ] || echo "--env ${env_of[$1]}"; }
 for dir in examples/*/; do
 	name="$(basename "$dir")"
 	case " ${deployed[*]} compare " in
@@ -93,11 +96,13 @@ deploy_example() {
 # plan_example DIR: release plan, then release apply of its hash.
 plan_example() {
 	local spec="examples/$1/release.toml" out hash
-	out="$("$piceli" release plan --spec "$spec")"
+	# shellcheck disable=SC2046 # env_args prints two words or none
+	out="$("$piceli" release plan --spec "$spec" $(env_args "$1"))"
 	echo "$out"
 	hash="$(sed -n 's/^apply it with: .*--approve //p' <<<"$out")"
 	[ -n "$hash" ] || fail "$1: release plan printed no hash to approve"
-	"$piceli" release apply --spec "$spec" --approve "$hash"
+	# shellcheck disable=SC2046
+	"$piceli" release apply --spec "$spec" $(env_args "$1") --approve "$hash"
 }
 
 for ex in "${deployed[@]}"; do
@@ -110,7 +115,8 @@ for ex in "${planned[@]}"; do
 done
 for ex in "${deployed[@]}" "${planned[@]}"; do
 	step "$ex: a second plan finds nothing to change"
-	timed "$ex diff" "$piceli" release diff --spec "examples/$ex/release.toml" --exit-code
+	# shellcheck disable=SC2046
+	timed "$ex diff" "$piceli" release diff --spec "examples/$ex/release.toml" $(env_args "$ex") --exit-code
 done
 
 if [ "$started" = 1 ]; then

@@ -23,19 +23,62 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
+// environments are the compare app's, each with its namespace: Piceli's
+// [environments], Helm's values file, Kustomize's overlay.
+var environments = []struct{ name, namespace string }{
+	{"dev", "compare-dev"},
+	{"staging", "compare-staging"},
+	{"prod", "compare-prod"},
+}
+
+// Acceptance 1 of issue 30: in each environment the chart with that
+// environment's values file, the overlay of that environment and
+// `render --env` give the same objects, in the same namespace.
 func TestHelmKustomizeAndPiceliRenderTheSameApp(t *testing.T) {
 	helm, kustomize := tools(t)
-	want := byName(t, "piceli", normalise(t, piceliObjects(t)))
-	for name, objs := range map[string][]*unstructured.Unstructured{
-		"helm":      parseYAML(t, run(t, helm, "template", "shop", "helm/shop", "--namespace", "compare")),
-		"kustomize": parseYAML(t, kustomizeBuild(t, kustomize)),
-	} {
-		t.Run(name, func(t *testing.T) {
-			got := byName(t, name, normalise(t, objs))
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s renders other objects than Piceli (-piceli +%s):\n%s", name, name, diff)
+	for _, env := range environments {
+		t.Run(env.name, func(t *testing.T) {
+			piceli := piceliObjects(t, env.name)
+			want := byName(t, "piceli", normalise(t, piceli))
+			kustomized := parseYAML(t, kustomizeBuild(t, kustomize, env.name))
+			for name, objs := range map[string][]*unstructured.Unstructured{
+				"helm": parseYAML(t, run(t, helm, "template", "shop", "helm/shop", "--namespace", env.namespace,
+					"-f", "helm/environments/"+env.name+".yaml")),
+				"kustomize": kustomized,
+			} {
+				got := byName(t, name, normalise(t, objs))
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s renders other objects than Piceli in %s (-piceli +%s):\n%s", name, env.name, name, diff)
+				}
+			}
+			// The normalisation drops namespaces (Helm leaves them to
+			// install time): Piceli and the overlay must agree on them.
+			for _, set := range [][]*unstructured.Unstructured{piceli, kustomized} {
+				for _, o := range set {
+					if o.GetNamespace() != env.namespace {
+						t.Errorf("%s/%s is in namespace %q, want %q", o.GetKind(), o.GetName(), o.GetNamespace(), env.namespace)
+					}
+				}
 			}
 		})
+	}
+}
+
+// The environments really differ: a comparison that passed because every
+// environment rendered the same objects would prove nothing.
+func TestTheEnvironmentsDiffer(t *testing.T) {
+	seen := map[string]string{}
+	for _, env := range environments {
+		objs := byName(t, "piceli", normalise(t, piceliObjects(t, env.name)))
+		web := objs["Deployment/web"]["spec"].(map[string]any)["replicas"]
+		level := objs["ConfigMap/shop-config"]["data"].(map[string]any)["LOG_LEVEL"]
+		claims := objs["StatefulSet/db"]["spec"].(map[string]any)["volumeClaimTemplates"].([]any)
+		storage := claims[0].(map[string]any)["spec"].(map[string]any)["resources"].(map[string]any)["requests"].(map[string]any)["storage"]
+		key := fmt.Sprint(web, level, storage)
+		if other, dup := seen[key]; dup {
+			t.Errorf("%s renders as %s does (web replicas %v, log level %v, storage %v)", env.name, other, web, level, storage)
+		}
+		seen[key] = env.name
 	}
 }
 
@@ -51,8 +94,8 @@ func TestComparisonPageShowsMeasuredLineCounts(t *testing.T) {
 		files []string
 	}{
 		{"Piceli", []string{"piceli/infra.go", "piceli/release.toml"}},
-		{"Helm", globs(t, "helm/shop/Chart.yaml", "helm/shop/values.yaml", "helm/shop/templates/*")},
-		{"Kustomize", globs(t, "kustomize/base/*.yaml", "kustomize/overlays/sandbox/kustomization.yaml")},
+		{"Helm", globs(t, "helm/shop/Chart.yaml", "helm/shop/values.yaml", "helm/shop/templates/*", "helm/environments/*.yaml")},
+		{"Kustomize", globs(t, "kustomize/base/*.yaml", "kustomize/overlays/*/kustomization.yaml")},
 	} {
 		n := 0
 		for _, f := range src.files {
@@ -65,9 +108,9 @@ func TestComparisonPageShowsMeasuredLineCounts(t *testing.T) {
 	}
 }
 
-func piceliObjects(t *testing.T) []*unstructured.Unstructured {
+func piceliObjects(t *testing.T, env string) []*unstructured.Unstructured {
 	t.Helper()
-	r, err := release.Open("piceli/release.toml", release.Options{CacheDir: t.TempDir()})
+	r, err := release.Open("piceli/release.toml", release.Options{CacheDir: t.TempDir(), Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,18 +121,26 @@ func piceliObjects(t *testing.T) []*unstructured.Unstructured {
 	return objs
 }
 
-// kustomizeBuild builds the overlay in a copy holding the password file an
-// operator would keep beside it (never committed).
-func kustomizeBuild(t *testing.T, kustomize string) []byte {
+// kustomizeBuild builds an environment's overlay in a copy holding the
+// password file an operator would keep beside it (never committed).
+func kustomizeBuild(t *testing.T, kustomize, env string) []byte {
+	t.Helper()
+	return run(t, kustomize, "build", kustomizeCopy(t, env))
+}
+
+// kustomizeCopy copies kustomize/ into a temporary directory with the
+// password file of env's overlay and returns the overlay's path there.
+func kustomizeCopy(t *testing.T, env string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if out, err := exec.Command("cp", "-r", "kustomize", dir).CombinedOutput(); err != nil {
 		t.Fatalf("copy kustomize: %v\n%s", err, out)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kustomize/overlays/sandbox/db-password.txt"), []byte("not-a-real-password"), 0o600); err != nil {
+	overlay := filepath.Join(dir, "kustomize", "overlays", env)
+	if err := os.WriteFile(filepath.Join(overlay, "db-password.txt"), []byte("not-a-real-password"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return run(t, kustomize, "build", filepath.Join(dir, "kustomize/overlays/sandbox"))
+	return overlay
 }
 
 func run(t *testing.T, bin string, args ...string) []byte {

@@ -32,6 +32,6 @@ func TestComparedAppRunsTheImagesTheShopBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, spec.Images); diff != "" {
-		t.Errorf("piceli/release.toml [images] are not examples/shop's build (-built +release.toml); write the built ones there, in helm/shop/values.yaml and in kustomize/overlays/sandbox:\n%s", diff)
+		t.Errorf("piceli/release.toml [images] are not examples/shop's build (-built +release.toml); write the built ones there, in helm/shop/values.yaml and in each kustomize/overlays/*:\n%s", diff)
 	}
 }

@@ -87,3 +87,41 @@ func TestRenderEnvRendersThatEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// overrideBody declares web with typed overrides for staging and prod, and
+// one for the environment named by ENV (a typo when it is not declared).
+const overrideBody = `	web := a.Deployment("web", app.Image(ctx.Image("web")), app.Replicas(2), app.Ports(80))
+	a.Environment("prod", app.SetReplicas(web, 5))
+	a.Environment("ENV", app.SetReplicas(web, 1))
+`
+
+// Acceptance 2 of issue 30 (Go): a typed override of prod changes prod's
+// render only, and an environment release.toml does not declare is
+// refused with exit 2, naming the declared ones, before any cluster is
+// contacted (the spec's kubeconfig names no reachable server).
+func TestTypedOverridesRenderPerEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	piceliModule(t, dir, "example.com/demo")
+	spec := filepath.Join(dir, "release.toml")
+	writeFiles(t, dir, map[string]string{"release.toml": diffSpec, "infra.go": buildWith(strings.ReplaceAll(overrideBody, "ENV", "staging"))})
+	for env, want := range map[string]string{"staging": "replicas: 1\n", "prod": "replicas: 5\n"} {
+		res := run(t, "render", "--spec", spec, "--env", env)
+		if res.code != ExitOK {
+			t.Fatalf("render --env %s: exit %d\n%s", env, res.code, res.stderr)
+		}
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("render --env %s lacks %q:\n%s", env, want, res.stdout)
+		}
+	}
+
+	writeFiles(t, dir, map[string]string{"infra.go": buildWith(strings.ReplaceAll(overrideBody, "ENV", "stagign"))})
+	for _, args := range [][]string{{"render"}, {"release", "plan"}} {
+		res := run(t, append(args, "--spec", spec, "--env", "prod")...)
+		if res.code != ExitRefused {
+			t.Fatalf("%v with an undeclared environment in Go: exit %d, want %d\n%s", args, res.code, ExitRefused, res.stderr)
+		}
+		if want := `environment "stagign" is not declared in [environments] of release.toml (declared: prod, staging)`; !strings.Contains(res.stderr, want) {
+			t.Errorf("%v: stderr lacks %q:\n%s", args, want, res.stderr)
+		}
+	}
+}

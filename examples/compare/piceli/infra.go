@@ -3,7 +3,7 @@
 // configuration, a generated database password and network policies. The
 // same app is written as a Helm chart and as a Kustomize base with an
 // overlay beside this directory, and a test checks all three render the
-// same objects.
+// same objects in each environment (dev, staging and prod).
 package compare
 
 import "github.com/pynenc/piceli/app"
@@ -21,7 +21,7 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 		app.Image(ctx.Image("postgres")),
 		app.NamedPort("postgres", 5432),
 		app.EnvFromSecret("POSTGRES_PASSWORD", password, "password"),
-		app.ClaimTemplate("data", "/var/lib/postgresql/data", app.Storage("1Gi")),
+		app.ClaimTemplate("data", "/var/lib/postgresql/data", app.Storage(ctx.Value("db_storage"))),
 		app.Ready(app.TCP(5432)),
 	)
 	a.Service(db, app.Headless())
@@ -50,5 +50,9 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 	a.AllowFromAnywhere(web, 8080)
 	a.AllowTraffic(web, api, 8080)
 	a.AllowTraffic(api, db, 5432)
+
+	a.Environment("dev", app.SetReplicas(web, 1))
+	a.Environment("staging")
+	a.Environment("prod", app.SetReplicas(web, 3))
 	return a.Composition(ctx)
 }
