@@ -34,7 +34,9 @@ type Override struct {
 // Environment declares what the named environment of release.toml's
 // [environments] changes in the app: the overrides, applied in order when
 // Piceli renders that environment (Context.Environment) and ignored for
-// every other. The name must be one release.toml declares; an override
+// every other, and for a spec that declares no [environments] (as for a
+// test that copies the spec to one target). The name must be one
+// release.toml declares when it declares any; an override
 // that does not fit its object (replicas of an autoscaled workload, a
 // ConfigMap key that does not exist) is reported by Composition, naming
 // the environment, the override and the object.
@@ -211,8 +213,8 @@ func EditOf[T any](h Handle, f func(*T)) Override {
 // applyEnvironment checks the declared environments against ctx and
 // applies the overrides of the one being rendered.
 func (a *App) applyEnvironment(ctx *Context) []error {
-	if ctx == nil || len(a.envOrder) == 0 {
-		return nil
+	if ctx == nil || len(a.envOrder) == 0 || len(ctx.Environments) == 0 {
+		return nil // a spec without [environments] renders none
 	}
 	var errs []error
 	for _, name := range a.envOrder {

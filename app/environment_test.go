@@ -293,3 +293,21 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 		t.Errorf("the build failed for another reason, want undefined: apii:\n%s", out)
 	}
 }
+
+// A spec without [environments] renders no environment: the overrides are
+// neither applied nor checked against names it does not have.
+func TestASpecWithoutEnvironmentsRendersNone(t *testing.T) {
+	c, err := envShop(testContext())
+	if err != nil {
+		t.Fatalf("a spec without environments: %v", err)
+	}
+	for _, o := range c.Objects() {
+		if o.Object.GetKind() == "Deployment" && o.Object.GetName() == "web" {
+			if got, _, _ := unstructured.NestedInt64(o.Object.Object, "spec", "replicas"); got != 2 {
+				t.Errorf("web replicas = %d, want the declared 2", got)
+			}
+			return
+		}
+	}
+	t.Fatal("no web Deployment rendered")
+}

@@ -147,13 +147,13 @@ else
 	shop=examples/shop/release.toml
 	step "a multi-tier app: the shop (web, api, worker, a database with a claim, HPA, PDB, Ingress, network policies)"
 	"$piceli" artifacts build --spec examples/shop/build.toml
-	plan_out="$("$piceli" release plan --spec "$shop")"
+	plan_out="$("$piceli" release plan --spec "$shop" --env prod)"
 	echo "$plan_out"
 	# Like hello's, the shop's checks need containers that answer; kwok's pods run none.
-	"$piceli" release apply --spec "$shop" --approve "$(sed -n 's/^apply it with: .*--approve //p' <<<"$plan_out")" --skip-checks
+	"$piceli" release apply --spec "$shop" --env prod --approve "$(sed -n 's/^apply it with: .*--approve //p' <<<"$plan_out")" --skip-checks
 	"$bindir/kubectl" --kubeconfig "$kubeconfig" --context kwok-piceli \
 		--namespace shop get statefulsets,persistentvolumeclaims,deployments,services
-	"$piceli" release diff --spec "$shop" --exit-code && echo "no drift"
+	"$piceli" release diff --spec "$shop" --env prod --exit-code && echo "no drift"
 fi
 
 if [ "${KEEP:-0}" = 1 ]; then

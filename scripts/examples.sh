@@ -31,7 +31,7 @@ fail() { echo "examples: $*" >&2; exit 1; }
 deployed=(hello services mixed shop)
 planned=(compare/piceli)
 # Examples whose release.toml declares environments, and the one applied here.
-declare -A env_of=([compare/piceli]=dev)
+declare -A env_of=([shop]=dev [compare/piceli]=dev)
 env_args() { [ -z "${env_of[$1]:-}" ] || echo "--env ${env_of[$1]}"; }
 for dir in examples/*/; do
 	name="$(basename "$dir")"
@@ -84,13 +84,15 @@ timed() {
 # then apply the hash it printed, with the checks.
 deploy_example() {
 	local spec="examples/$1/release.toml" out code=0
-	out="$("$piceli" deploy --spec "$spec" "${deliver[@]}")" || code=$?
+	# shellcheck disable=SC2046 # env_args prints two words or none
+	out="$("$piceli" deploy --spec "$spec" $(env_args "$1") "${deliver[@]}")" || code=$?
 	echo "$out"
 	[ "$code" -eq 3 ] || fail "$1: deploy without --approve exited $code, want 3 (approval required)"
 	local hash
 	hash="$(sed -n 's/^continue with: .*--approve //p' <<<"$out")"
 	[ -n "$hash" ] || fail "$1: deploy printed no hash to approve"
-	"$piceli" deploy --spec "$spec" "${deliver[@]}" --approve "$hash"
+	# shellcheck disable=SC2046
+	"$piceli" deploy --spec "$spec" $(env_args "$1") "${deliver[@]}" --approve "$hash"
 }
 
 # plan_example DIR: release plan, then release apply of its hash.

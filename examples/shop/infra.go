@@ -21,8 +21,8 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 	dbSecret := a.Secret("db-credentials", app.Generated("password", 32))
 
 	db := database(a, ctx, dbSecret)
-	api := apiTier(a, ctx, config, dbSecret, db)
-	web := webTier(a, ctx, webConfig, api)
+	api, apiScale := apiTier(a, ctx, config, dbSecret, db)
+	web, ingress := webTier(a, ctx, webConfig, api)
 	worker := a.Deployment("worker", backend(ctx, config, dbSecret,
 		app.Args("worker"),
 		app.Requests("100m", "128Mi"),
@@ -39,6 +39,24 @@ func Build(ctx *app.Context) (*app.Composition, error) {
 	for _, client := range []*app.Workload{api, worker, report} {
 		a.AllowTraffic(client, db, 5432)
 	}
+
+	// What each environment changes, by handle: a misspelt one does not
+	// compile. Values and namespaces differ in release.toml.
+	a.Environment("dev",
+		app.Drop(report),
+		app.SetReplicas(web, 1),
+		app.SetScale(apiScale, 1, 2),
+		app.SetHost(ingress, "shop.example.com", "dev.shop.example.com"),
+	)
+	a.Environment("staging",
+		app.SetScale(apiScale, 2, 4),
+		app.SetHost(ingress, "shop.example.com", "staging.shop.example.com"),
+	)
+	a.Environment("prod",
+		app.SetReplicas(web, 3),
+		app.SetScale(apiScale, 3, 20),
+		app.SetRequests(api, "250m", "256Mi"),
+	)
 	return a.Composition(ctx)
 }
 
@@ -61,7 +79,7 @@ func database(a *app.App, ctx *app.Context, secret *app.Secret) *app.Workload {
 }
 
 // apiTier declares the API, its RBAC, Service and autoscaler.
-func apiTier(a *app.App, ctx *app.Context, config *app.ConfigMap, secret *app.Secret, db *app.Workload) *app.Workload {
+func apiTier(a *app.App, ctx *app.Context, config *app.ConfigMap, secret *app.Secret, db *app.Workload) (*app.Workload, *app.Autoscaler) {
 	sa := a.ServiceAccount("api")
 	role := a.Role("api-config-reader", app.Permit("", "configmaps", "get", "list", "watch"))
 	a.RoleBinding(role, sa)
@@ -75,12 +93,11 @@ func apiTier(a *app.App, ctx *app.Context, config *app.ConfigMap, secret *app.Se
 		app.DependsOn(db),
 	)...)
 	a.Service(api)
-	a.Autoscaler(api, 2, 10, app.CPUUtilization(70))
-	return api
+	return api, a.Autoscaler(api, 2, 10, app.CPUUtilization(70))
 }
 
 // webTier declares the front end, its Service, budget and Ingress.
-func webTier(a *app.App, ctx *app.Context, config *app.ConfigMap, api *app.Workload) *app.Workload {
+func webTier(a *app.App, ctx *app.Context, config *app.ConfigMap, api *app.Workload) (*app.Workload, *app.Ingress) {
 	web := a.Deployment("web",
 		app.Image(ctx.Image("web")),
 		app.Replicas(2),
@@ -92,11 +109,10 @@ func webTier(a *app.App, ctx *app.Context, config *app.ConfigMap, api *app.Workl
 	)
 	svc := a.Service(web, app.PortTo(80, 8080))
 	a.DisruptionBudget(web, app.MinAvailable(1))
-	a.Ingress("shop",
+	return web, a.Ingress("shop",
 		app.IngressClass("nginx"),
 		app.Route("shop.example.com", "/", svc, 80),
 	)
-	return web
 }
 
 // backend returns the options the API image's workloads share, then extra.

@@ -92,7 +92,8 @@ func forwardShop(t *testing.T, sb *sandboxtest.Sandbox, ns string) (stop func())
 }
 
 // shopRelease copies examples/shop's spec to target a fresh namespace,
-// with its composition read from the checkout. The images it takes from
+// with its composition read from the checkout, and without its
+// [environments] (so the copy renders the app as declared, on one target). The images it takes from
 // its build become stand-in digest references: kwok's pods run nothing,
 // and the copy has no build.toml beside it.
 func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *testRelease {
@@ -105,6 +106,9 @@ func shopRelease(t *testing.T, sb *sandboxtest.Sandbox) *testRelease {
 	dir := t.TempDir()
 	r := &testRelease{sb: sb, ns: sb.Namespace(t), name: "shop", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}
 	s := string(data)
+	if i := strings.Index(s, "\n[environments."); i >= 0 {
+		s = s[:i+1]
+	}
 	for re, repl := range map[string]string{
 		`(?m)^kubeconfig = .*$`:  "kubeconfig = " + quote(sb.Kubeconfig),
 		`(?m)^context = .*$`:     "context = " + quote(sb.Context),

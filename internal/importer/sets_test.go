@@ -128,12 +128,12 @@ func readInput(t *testing.T, paths []string) []*unstructured.Unstructured {
 	return out
 }
 
-// renderedShop renders examples/shop as piceli render does and returns
+// renderedShop renders examples/shop's prod as piceli render does and returns
 // the file holding its output. The images the shop takes from its build
 // get stand-in digests, so the input does not change with every build.
 func renderedShop(t *testing.T) []string {
 	t.Helper()
-	s, err := spec.Load(filepath.Join("..", "..", "examples", "shop", "release.toml"))
+	s, err := spec.LoadEnv(filepath.Join("..", "..", "examples", "shop", "release.toml"), "prod")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,11 +34,15 @@ func repoRoot() string {
 }
 
 // example loads examples/<name> rendered for a fresh namespace.
+// exampleEnv is the environment a test renders of an example whose
+// release.toml declares environments.
+var exampleEnv = map[string]string{"shop": "prod"}
+
 func example(t *testing.T, name string) *fixture {
 	t.Helper()
 	sb := sandboxtest.Cluster(t)
 	ns := sb.Namespace(t)
-	s, err := spec.Load(filepath.Join(repoRoot(), "examples", name, "release.toml"))
+	s, err := spec.LoadEnv(filepath.Join(repoRoot(), "examples", name, "release.toml"), exampleEnv[name])
 	if err != nil {
 		t.Fatal(err)
 	}
