@@ -25,7 +25,7 @@ func TestChartExportOfShopRendersAsPiceli(t *testing.T) {
 	if _, err := artifact.Build(t.Context(), "../shop/build.toml", artifact.BuildOptions{}); err != nil {
 		t.Fatalf("build the shop's images: %v", err)
 	}
-	r, err := release.Open("../shop/release.toml", release.Options{CacheDir: t.TempDir()})
+	r, err := release.Open("../shop/release.toml", release.Options{CacheDir: t.TempDir(), Env: "prod"})
 	if err != nil {
 		t.Fatal(err)
 	}
