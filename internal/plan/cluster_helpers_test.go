@@ -36,7 +36,7 @@ func repoRoot() string {
 // example loads examples/<name> rendered for a fresh namespace.
 // exampleEnv is the environment a test renders of an example whose
 // release.toml declares environments.
-var exampleEnv = map[string]string{"shop": "prod"}
+var exampleEnv = map[string]string{"shop": "staging"}
 
 func example(t *testing.T, name string) *fixture {
 	t.Helper()
