@@ -12,6 +12,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -217,18 +218,19 @@ func TestPromoteGivesProdTheDigestsStagingRan(t *testing.T) {
 
 	text := run(t, "promote", "--spec", r.spec, "--from", "staging", "--to", "prod")
 	for _, want := range []string{"promote environment staging revision 1", "confirmed live in staging: 1 workload(s), 1 pod(s)",
-		"images: prod already renders every image staging ran", "(environment prod, images of staging revision 1)", "apply it with: piceli release apply --spec "} {
+		"images set (1):\n  web: " + imageB + " -> " + imageA, "(environment prod, images of staging revision 1)", "apply it with: piceli release apply --spec "} {
 		if text.code != ExitOK || !strings.Contains(text.stdout, want) {
 			t.Errorf("promote (text) after the promotion: exit %d, want %q in:\n%s%s", text.code, want, text.stdout, text.stderr)
 		}
 	}
 }
 
-// Staging never applied: promote exits 2. Then a change someone else
-// made to staging's live Deployment (another field
-// manager, as kubectl would) disagrees with staging's history: promote
-// exits 2 naming the object and both images, and writes nothing to
-// either namespace or either state.
+// Staging never applied: promote exits 2. Then a pod someone else
+// started with the labels of staging's Deployment, and a change someone
+// else made to that Deployment (another field manager, as kubectl would),
+// each disagree with staging's history: promote exits 2 naming the object
+// and both images, and writes nothing to either namespace or either
+// state.
 func TestPromoteRefusesWhenStagingChangedLive(t *testing.T) {
 	sb := sandboxtest.Cluster(t)
 	r := newPromoteRelease(t, sb)
@@ -238,13 +240,29 @@ func TestPromoteRefusesWhenStagingChangedLive(t *testing.T) {
 	r.apply(t, "staging")
 	r.setImage(t, imageB)
 	d := r.web(t, r.staging)
+
+	stray := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "stray", Namespace: r.staging, Labels: d.Spec.Selector.MatchLabels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: imageB}}}}
+	if _, err := sb.Clientset.CoreV1().Pods(r.staging).Create(t.Context(), stray, metav1.CreateOptions{FieldManager: "kubectl-run"}); err != nil {
+		t.Fatalf("start a pod of web's labels as someone else: %v", err)
+	}
+	before := treeOf(t, r.dir)
+	res := run(t, "promote", "--spec", r.spec, "--from", "staging", "--to", "prod")
+	want := fmt.Sprintf(`pod %s/stray of Deployment/%s/web: container "web" runs %q, the revision ran %q`, r.staging, r.staging, imageB, imageA)
+	if res.code != ExitRefused || !strings.Contains(res.stderr, "pods disagree with revision 1") || !strings.Contains(res.stderr, want) {
+		t.Fatalf("promote with a stray pod: exit %d, want %d saying %q; stderr:\n%s", res.code, ExitRefused, want, res.stderr)
+	}
+	if err := sb.Clientset.CoreV1().Pods(r.staging).Delete(t.Context(), "stray", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	d = r.web(t, r.staging)
 	d.Spec.Template.Spec.Containers[0].Image = imageB
 	if _, err := sb.Clientset.AppsV1().Deployments(r.staging).Update(t.Context(), d, metav1.UpdateOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatalf("change staging's Deployment as someone else: %v", err)
 	}
-	before := treeOf(t, r.dir)
-	res := run(t, "promote", "--spec", r.spec, "--from", "staging", "--to", "prod")
-	want := fmt.Sprintf(`Deployment/%s/web: container "web" runs %q, the revision ran %q`, r.staging, imageB, imageA)
+	res = run(t, "promote", "--spec", r.spec, "--from", "staging", "--to", "prod")
+	want = fmt.Sprintf(`Deployment/%s/web: container "web" runs %q, the revision ran %q`, r.staging, imageB, imageA)
 	if res.code != ExitRefused || !strings.Contains(res.stderr, "its live objects disagree with revision 1") || !strings.Contains(res.stderr, want) {
 		t.Fatalf("promote after a live change: exit %d, want %d saying %q; stderr:\n%s", res.code, ExitRefused, want, res.stderr)
 	}
