@@ -16,7 +16,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/internal/statedir"
 	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/release"
 )
@@ -42,12 +45,13 @@ const promoteBody = `	n, err := strconv.Atoi(ctx.Value("replicas"))
 // clusters; prod runs 3 replicas where staging runs 1.
 type promoteRelease struct {
 	dir, spec, staging, prod string
+	extra                    string // more lines of its [release] table
 	sb                       *sandboxtest.Sandbox
 }
 
-func newPromoteRelease(t *testing.T, sb *sandboxtest.Sandbox) *promoteRelease {
+func newPromoteRelease(t *testing.T, sb *sandboxtest.Sandbox, extra string) *promoteRelease {
 	t.Helper()
-	r := &promoteRelease{dir: t.TempDir(), staging: sb.Namespace(t), prod: sb.Namespace(t), sb: sb}
+	r := &promoteRelease{dir: t.TempDir(), staging: sb.Namespace(t), prod: sb.Namespace(t), extra: extra, sb: sb}
 	r.spec = filepath.Join(r.dir, "release.toml")
 	piceliModule(t, r.dir, "example.com/demo")
 	infra := strings.Replace(buildWith(promoteBody), `import "github.com/pynenc/piceli/app"`, "import (\n\t\"strconv\"\n\n\t\"github.com/pynenc/piceli/app\"\n)", 1)
@@ -67,7 +71,7 @@ namespace = %q
 [release]
 name = "demo"
 composition = "infra.go:Build"
-
+%s
 [images]
 web = %q
 
@@ -80,7 +84,7 @@ target = { namespace = %q }
 [environments.prod]
 target = { namespace = %q }
 values = { replicas = "3" }
-`, r.sb.Kubeconfig, r.sb.Context, r.staging, image, r.staging, r.prod)})
+`, r.sb.Kubeconfig, r.sb.Context, r.staging, r.extra, image, r.staging, r.prod)})
 }
 
 // apply plans env and applies that plan.
@@ -151,7 +155,7 @@ type promotionOutput struct {
 // replicas.
 func TestPromoteGivesProdTheDigestsStagingRan(t *testing.T) {
 	sb := sandboxtest.Cluster(t)
-	r := newPromoteRelease(t, sb)
+	r := newPromoteRelease(t, sb, "")
 	r.apply(t, "staging")
 	if got := r.podImages(t, r.staging, 1); len(got) != 1 || got[0] != imageA {
 		t.Fatalf("staging's pods run %q, want one running %s", got, imageA)
@@ -233,7 +237,7 @@ func TestPromoteGivesProdTheDigestsStagingRan(t *testing.T) {
 // state.
 func TestPromoteRefusesWhenStagingChangedLive(t *testing.T) {
 	sb := sandboxtest.Cluster(t)
-	r := newPromoteRelease(t, sb)
+	r := newPromoteRelease(t, sb, "")
 	if res := run(t, "promote", "--spec", r.spec, "--from", "staging", "--to", "prod"); res.code != ExitRefused || !strings.Contains(res.stderr, "environment staging has no revision") {
 		t.Fatalf("promote before staging was ever applied: exit %d, want %d saying so; stderr:\n%s", res.code, ExitRefused, res.stderr)
 	}
@@ -303,4 +307,77 @@ func keysOfTree(tree map[string]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// With state = "cluster", each environment's state in its own namespace,
+// a promoted plan is applied from another machine: one whose state
+// directories are empty until it pulls prod's shared state, where the
+// plan came with promote's push. Prod gets staging's digest A and its own
+// 3 replicas.
+func TestPromoteWithSharedStateAppliesFromAnotherMachine(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	r := newPromoteRelease(t, sb, sharedState)
+	r.apply(t, "staging")
+	r.setImage(t, imageB)
+	res := run(t, "promote", "--spec", r.spec, "--from", "staging", "--to", "prod", "-o", "json")
+	var out promotionOutput
+	if err := json.Unmarshal([]byte(res.stdout), &out); res.code != ExitOK || err != nil || out.Plan == nil || out.Plan.Hash == "" {
+		t.Fatalf("promote with shared state: exit %d, %v\n%s%s", res.code, err, res.stdout, res.stderr)
+	}
+
+	other := t.TempDir()
+	files := map[string]string{}
+	for _, name := range []string{"release.toml", "infra.go", "go.mod", "go.sum"} {
+		data, err := os.ReadFile(filepath.Join(r.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(data)
+	}
+	writeFiles(t, other, files)
+	spec := filepath.Join(other, "release.toml")
+	if res := run(t, "release", "apply", "--spec", spec, "--env", "prod", "--approve", out.Plan.Hash); res.code != ExitOK {
+		t.Fatalf("release apply --env prod of the promoted plan on another machine: exit %d\n%s", res.code, res.stderr)
+	}
+	d := r.web(t, r.prod)
+	if d == nil || d.Spec.Template.Spec.Containers[0].Image != imageA || d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+		t.Fatalf("prod's live Deployment = %+v, want image A and 3 replicas", d)
+	}
+	for _, img := range r.podImages(t, r.prod, 3) {
+		if img != imageA {
+			t.Errorf("a pod of prod runs %s, want A", img)
+		}
+	}
+}
+
+// A run of a promoted plan stopped by Ctrl-C before its write is resumed
+// with the promoted images: resume renders what the plan recorded, not
+// the spec's B, so the approval check holds and prod gets A.
+func TestPromotedRunIsResumed(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	r := newPromoteRelease(t, sb, "")
+	r.apply(t, "staging")
+	r.setImage(t, imageB)
+	res := run(t, "promote", "--spec", r.spec, "--from", "staging", "--to", "prod", "-o", "json")
+	var out promotionOutput
+	if err := json.Unmarshal([]byte(res.stdout), &out); res.code != ExitOK || err != nil || out.Plan == nil {
+		t.Fatalf("promote: exit %d, %v\n%s%s", res.code, err, res.stdout, res.stderr)
+	}
+	prod := &testRelease{stateDir: statedir.Environment(filepath.Join(r.dir, ".piceli-release"), "prod")}
+	proc := startPiceli(t, apply.FailAfterIntent+":1:3s", "release", "apply", "--spec", r.spec, "--env", "prod", "--approve", out.Plan.Hash)
+	prod.waitForJournal(t, "an intent", func(st journal.State) bool { return len(st.Steps) > 0 })
+	proc.cmd.Process.Signal(os.Interrupt)
+	if got := proc.wait(t, time.Minute); got != "exit 1" {
+		t.Fatalf("the interrupted apply ended with %s, want exit 1; output:\n%s", got, proc.out.String())
+	}
+	if _, st := prod.latestRun(t); st.Status != journal.StatusStopped {
+		t.Fatalf("prod's run is %s, want stopped", st.Status)
+	}
+	if res := run(t, "release", "resume", "--spec", r.spec, "--env", "prod"); res.code != ExitOK {
+		t.Fatalf("release resume --env prod of the promoted run: exit %d\n%s", res.code, res.stderr)
+	}
+	d := r.web(t, r.prod)
+	if d == nil || d.Spec.Template.Spec.Containers[0].Image != imageA || *d.Spec.Replicas != 3 {
+		t.Fatalf("prod's live Deployment after the resume = %+v, want image A and 3 replicas", d)
+	}
 }
