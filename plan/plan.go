@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"maps"
 
 	"github.com/pynenc/piceli/object"
@@ -69,21 +70,49 @@ type Environment struct {
 	Values string `json:"values"`
 	// Images are the resolved [images], key to reference.
 	Images map[string]string `json:"images,omitempty"`
+	// Promoted, on a plan made by promote, says which [images] keys were
+	// set to the digests another environment's revision ran, in place of
+	// the spec's own: applying the plan renders the composition with
+	// them. Nil on any other plan.
+	Promoted *Promotion `json:"promoted,omitempty"`
+}
+
+// Promotion is what a promoted plan took from another environment of the
+// spec: the revision it ran and the [images] keys set to its digests.
+type Promotion struct {
+	From     string `json:"from"`     // the environment whose run was promoted
+	Revision int    `json:"revision"` // that environment's revision
+	Plan     string `json:"plan"`     // the hash of the plan that revision applied
+	// Images are the keys set, to the digest references the revision ran
+	// (every other key is the environment's own).
+	Images map[string]string `json:"images"`
 }
 
 // Same reports whether e and o are the same environment with the same
-// values and images; two nil environments are the same.
+// values, images and promotion; two nil environments are the same.
 func (e *Environment) Same(o *Environment) bool {
 	if e == nil || o == nil {
 		return e == o
 	}
-	return e.Name == o.Name && e.Values == o.Values && maps.Equal(e.Images, o.Images)
+	return e.Name == o.Name && e.Values == o.Values && maps.Equal(e.Images, o.Images) && e.Promoted.same(o.Promoted)
 }
 
-// label is " (environment NAME)", or empty for no environment.
+// same reports whether p and o promote the same images of the same run.
+func (p *Promotion) same(o *Promotion) bool {
+	if p == nil || o == nil {
+		return p == o
+	}
+	return p.From == o.From && p.Revision == o.Revision && p.Plan == o.Plan && maps.Equal(p.Images, o.Images)
+}
+
+// label is " (environment NAME)", or empty for no environment; a
+// promoted plan names the environment and revision its images are from.
 func (e *Environment) label() string {
 	if e == nil {
 		return ""
+	}
+	if p := e.Promoted; p != nil {
+		return fmt.Sprintf(" (environment %s, images of %s revision %d)", e.Name, p.From, p.Revision)
 	}
 	return " (environment " + e.Name + ")"
 }

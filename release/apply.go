@@ -49,7 +49,7 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	if err := r.precheckEnvironment(hash); err != nil {
 		return nil, err
 	}
-	s, err := r.open(ctx)
+	s, err := r.forPlan(hash).open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +59,16 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	approved, err := r.loadApproved(hash)
 	if err != nil {
 		return nil, err
+	}
+	if p := promotionOf(approved); p != nil && s.r.promotion == nil {
+		// A promoted plan that arrived with the shared state: render
+		// again with its images.
+		if s, err = r.forPromotion(p).open(ctx); err != nil {
+			return nil, err
+		}
+		if err := prepare(s, ctx); err != nil {
+			return nil, err
+		}
 	}
 	rs := runSpec{run: apply.NewRunID(), start: (*apply.Engine).Apply, input: func(ctx context.Context) (apply.Input, error) {
 		return s.approvedInput(ctx, approved, opts, nil)

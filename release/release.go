@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/pynenc/piceli/internal/spec"
+	"github.com/pynenc/piceli/plan"
 )
 
 // Options configure a Release. The zero value is valid.
@@ -51,6 +52,10 @@ type Release struct {
 	spec *spec.Spec
 	opts Options
 	path string // the spec's path as given to Open
+	// promotion, when set, gives the [images] keys it names its digests
+	// (composedSpec) and is recorded in the plans made (session
+	// environment): the release of a promoted plan, planned or applied.
+	promotion *plan.Promotion
 }
 
 // Open reads and validates the release spec at path, resolved for

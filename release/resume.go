@@ -20,7 +20,7 @@ func (r *Release) Resume(ctx context.Context, opts RunOptions) (*Result, error) 
 	if err := r.checkWriter(); err != nil {
 		return nil, err
 	}
-	s, err := r.open(ctx)
+	s, err := r.forRun().open(ctx)
 	if err != nil {
 		return nil, err
 	}

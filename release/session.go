@@ -142,7 +142,7 @@ func (s *session) environment() *plan.Environment {
 	if images == nil {
 		images = sp.Images
 	}
-	return &plan.Environment{Name: sp.Environment, Values: planner.Digester{Key: s.key}.Of(sp.Values), Images: maps.Clone(images)}
+	return &plan.Environment{Name: sp.Environment, Values: planner.Digester{Key: s.key}.Of(sp.Values), Images: maps.Clone(images), Promoted: s.r.promotion}
 }
 
 // store saves what a stored plan needs (new secret versions, the digest

@@ -6,13 +6,30 @@ import (
 	"testing"
 )
 
+// twoEnvironments are the commands that read a release spec for two of
+// its environments, named by other flags than --env, with those flags.
+var twoEnvironments = map[string][2]string{
+	"promote": {"from", "to"},
+}
+
 // TestEveryReleaseSpecCommandTakesEnv: --env is on every command that
 // reads a release spec (the artifacts commands read build.toml), with one
-// help text.
+// help text; a command of two environments takes its two flags instead.
 func TestEveryReleaseSpecCommandTakesEnv(t *testing.T) {
 	for path, c := range runnable(NewRoot()) {
 		spec := c.Flags().Lookup("spec")
 		if spec == nil || spec.DefValue != "release.toml" {
+			continue
+		}
+		if flags, ok := twoEnvironments[path]; ok {
+			for _, name := range flags {
+				if c.Flags().Lookup(name) == nil {
+					t.Errorf("%s reads a release spec for two environments and has no --%s", path, name)
+				}
+			}
+			if c.Flags().Lookup("env") != nil {
+				t.Errorf("%s names its environments with --%s and --%s, and also takes --env", path, flags[0], flags[1])
+			}
 			continue
 		}
 		env := c.Flags().Lookup("env")

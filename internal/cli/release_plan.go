@@ -23,14 +23,21 @@ type planFlags struct {
 	markdown bool
 }
 
+// usageAllowReplace and usageParallel are the help of --allow-replace and
+// --parallel, in the commands that plan.
+const (
+	usageAllowReplace = "plan delete-and-create for immutable field changes instead of refusing them"
+	usageParallel     = "requests in flight at once: dry-runs when planning, writes within a wave when applying (0: 16)"
+)
+
 // usageOutputMarkdown is the help of -o on plan and diff.
 const usageOutputMarkdown = "output format: text, json or markdown"
 
 func (f *planFlags) register(cmd *cobra.Command) {
 	f.targetFlags.register(cmd)
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", outputUsage(f.markdown))
-	cmd.Flags().BoolVar(&f.allowReplace, "allow-replace", false, "plan delete-and-create for immutable field changes instead of refusing them")
-	cmd.Flags().IntVar(&f.parallel, "parallel", 0, "requests in flight at once: dry-runs when planning, writes within a wave when applying (0: 16)")
+	cmd.Flags().BoolVar(&f.allowReplace, "allow-replace", false, usageAllowReplace)
+	cmd.Flags().IntVar(&f.parallel, "parallel", 0, usageParallel)
 	cmd.Flags().StringVar(&f.artifact, "artifact", "", usageArtifact)
 }
 

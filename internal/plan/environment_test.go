@@ -28,6 +28,7 @@ func TestHashBindsTheEnvironment(t *testing.T) {
 		{"other values", func(p *Plan) { p.Environment.Values = Digester{Key: testKey}.Of(map[string]string{"greeting": "ho"}) }},
 		{"another image", func(p *Plan) { p.Environment.Images["web"] = "example.com/web@sha256:" + strings.Repeat("b", 64) }},
 		{"no environment", func(p *Plan) { p.Environment = nil }},
+		{"a promotion", func(p *Plan) { p.Environment.Promoted = promotion() }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" gives another hash", func(t *testing.T) {
@@ -47,6 +48,37 @@ func TestHashBindsTheEnvironment(t *testing.T) {
 			t.Errorf("a plan without environments encodes one: %s", data)
 		}
 	})
+}
+
+// promotion is a promotion of revision 3 of environment dev.
+func promotion() *Promotion {
+	return &Promotion{From: "dev", Revision: 3, Plan: "sha256:" + strings.Repeat("c", 64), Images: map[string]string{"web": "example.com/web@sha256:" + strings.Repeat("d", 64)}}
+}
+
+// A promoted plan's hash binds what it promotes: the source's revision
+// and each image it sets.
+func TestHashBindsThePromotion(t *testing.T) {
+	promoted := func() *Plan {
+		p := envPlan()
+		p.Environment.Promoted = promotion()
+		return p
+	}
+	base := mustHash(t, promoted())
+	for name, edit := range map[string]func(p *Promotion){
+		"another source":   func(p *Promotion) { p.From = "qa" },
+		"another revision": func(p *Promotion) { p.Revision = 2 },
+		"another image":    func(p *Promotion) { p.Images["web"] = "example.com/web@sha256:" + strings.Repeat("e", 64) },
+		"one more image":   func(p *Promotion) { p.Images["api"] = "example.com/api@sha256:" + strings.Repeat("e", 64) },
+	} {
+		p := promoted()
+		edit(p.Environment.Promoted)
+		if mustHash(t, p) == base {
+			t.Errorf("a promotion with %s hashes as the original", name)
+		}
+		if p.Environment.Same(promoted().Environment) {
+			t.Errorf("a promotion with %s is the Same environment as the original", name)
+		}
+	}
 }
 
 // A stored plan records its environment, and the stored file's hash
@@ -104,6 +136,7 @@ func TestStaleNamesAnotherEnvironment(t *testing.T) {
 		{"another environment", func(p *Plan) { p.Environment.Name = "prod" }, "the environment differs: approved for environment staging, now environment prod"},
 		{"changed values", func(p *Plan) { p.Environment.Values = "hmac-sha256:other" }, "environment staging's values or images changed since the plan"},
 		{"no environment", func(p *Plan) { p.Environment = nil }, "the environment differs: approved for environment staging, now no environment"},
+		{"a promotion the approved plan lacks", func(p *Plan) { p.Environment.Promoted = promotion() }, "environment staging's values or images changed since the plan"},
 		{"the same environment", func(p *Plan) {}, ""},
 	}
 	for _, tt := range tests {

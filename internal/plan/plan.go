@@ -15,11 +15,13 @@ type (
 	Target  = pub.Target
 	// Environment is pub.Environment.
 	Environment = pub.Environment
-	Step        = pub.Step
-	Observed    = pub.Observed
-	Conflict    = pub.Conflict
-	ChangeKind  = pub.ChangeKind
-	Change      = pub.Change
+	// Promotion is pub.Promotion.
+	Promotion  = pub.Promotion
+	Step       = pub.Step
+	Observed   = pub.Observed
+	Conflict   = pub.Conflict
+	ChangeKind = pub.ChangeKind
+	Change     = pub.Change
 )
 
 // The actions of a step.
