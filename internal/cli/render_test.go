@@ -11,19 +11,33 @@ import (
 
 var examples = []string{"hello", "shop", "mixed"}
 
+// exampleEnvironments are the environments of the examples whose
+// release.toml declares some.
+var exampleEnvironments = map[string][]string{"shop": {"dev", "staging", "prod"}}
+
 func TestRenderExamplesIsByteIdentical(t *testing.T) {
 	for _, ex := range examples {
 		t.Run(ex, func(t *testing.T) {
 			buildExample(t, ex)
 			spec := filepath.Join(repoRoot(t), "examples", ex, "release.toml")
-			for _, format := range []string{"yaml", "json"} {
-				first := run(t, "render", "--spec", spec, "-o", format)
-				second := run(t, "render", "--spec", spec, "-o", format)
-				if first.code != 0 {
-					t.Fatalf("render %s -o %s: exit %d: %s", ex, format, first.code, first.stderr)
+			envs := exampleEnvironments[ex]
+			if envs == nil {
+				envs = []string{""}
+			}
+			for _, env := range envs {
+				args := []string{"render", "--spec", spec}
+				if env != "" {
+					args = append(args, "--env", env)
 				}
-				if first.stdout != second.stdout {
-					t.Errorf("render %s -o %s differs between two runs", ex, format)
+				for _, format := range []string{"yaml", "json"} {
+					first := run(t, append(args, "-o", format)...)
+					second := run(t, append(args, "-o", format)...)
+					if first.code != 0 {
+						t.Fatalf("render %s %s -o %s: exit %d: %s", ex, env, format, first.code, first.stderr)
+					}
+					if first.stdout != second.stdout {
+						t.Errorf("render %s %s -o %s differs between two runs", ex, env, format)
+					}
 				}
 			}
 		})
