@@ -41,6 +41,11 @@ type Plan struct {
 	// for one environment never runs for another, nor after its values
 	// or images changed.
 	Environment *Environment `json:"environment,omitempty"`
+	// Capabilities are the target's, as the release's Helm charts were
+	// rendered against them; nil when it has none. Hashed: a plan
+	// approved for one Kubernetes version or set of API versions never
+	// runs after the cluster changed them.
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
 	// Namespaces are the namespaces the steps write to, sorted: the
 	// target namespace and those release.toml allows besides it.
 	Namespaces []string `json:"namespaces,omitempty"`
@@ -86,6 +91,24 @@ type Promotion struct {
 	// Images are the keys set, to the digest references the revision ran
 	// (every other key is the environment's own).
 	Images map[string]string `json:"images"`
+}
+
+// Capabilities are what a plan records of the cluster its charts were
+// rendered against (.Capabilities in a chart's templates).
+type Capabilities struct {
+	KubeVersion string `json:"kubeVersion"` // the server's version, "v1.36.0"
+	// APIVersions is the digest of the API versions the server serves,
+	// "sha256:" and 64 hex digits of their sorted list, one a line.
+	APIVersions string `json:"apiVersions"`
+}
+
+// Same reports whether c and o are the same capabilities; two nil are the
+// same.
+func (c *Capabilities) Same(o *Capabilities) bool {
+	if c == nil || o == nil {
+		return c == o
+	}
+	return *c == *o
 }
 
 // Same reports whether e and o are the same environment with the same
