@@ -4,7 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
+
+	"k8s.io/client-go/discovery"
 
 	"github.com/pynenc/piceli/internal/compose/chart"
 	"github.com/pynenc/piceli/internal/kube"
@@ -48,7 +53,7 @@ func (d *discoverer) capabilities(ctx context.Context) (*chart.Capabilities, err
 			return nil, d.err
 		}
 	}
-	d.caps, d.err = chart.Discover(ctx, d.client.Discovery)
+	d.caps, d.err = discover(d.client.Discovery)
 	if d.err != nil {
 		d.err = classify(&kube.TargetError{Op: "discover the charts' capabilities from", Kubeconfig: d.r.spec.Target.Kubeconfig, Context: d.r.spec.Target.Context, Err: d.err})
 	}
@@ -63,4 +68,33 @@ func planCapabilities(caps *chart.Capabilities) *plan.Capabilities {
 	}
 	sum := sha256.Sum256([]byte(strings.Join(caps.APIVersions, "\n")))
 	return &plan.Capabilities{KubeVersion: caps.KubeVersion, APIVersions: "sha256:" + hex.EncodeToString(sum[:])}
+}
+
+// discover reads a cluster's capabilities from its discovery API with
+// read-only GETs: its version and every group version it serves, with
+// "group/version/Kind" for each of their kinds, as Helm's install sees
+// them. A group that fails discovery is left out, as Helm leaves it. It
+// lives here, not in the chart package, so that the composition loader
+// links no cluster client.
+func discover(d discovery.DiscoveryInterface) (*chart.Capabilities, error) {
+	v, err := d.ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("read the cluster's Kubernetes version: %w", err)
+	}
+	groups, resources, err := d.ServerGroupsAndResources()
+	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		return nil, fmt.Errorf("read the cluster's API versions: %w", err)
+	}
+	set := map[string]bool{}
+	for _, g := range groups {
+		for _, gv := range g.Versions {
+			set[gv.GroupVersion] = true
+		}
+	}
+	for _, r := range resources {
+		for _, res := range r.APIResources {
+			set[r.GroupVersion+"/"+res.Kind] = true
+		}
+	}
+	return &chart.Capabilities{KubeVersion: v.GitVersion, APIVersions: slices.Sorted(maps.Keys(set))}, nil
 }
