@@ -16,6 +16,66 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
+// shopChartRelease writes in dir a release of the compare example's chart
+// into namespace ns, with extra [release] lines, and returns its spec.
+func shopChartRelease(t *testing.T, dir string, sb *sandboxtest.Sandbox, ns, extra string) string {
+	t.Helper()
+	shop := filepath.Join(repoRoot(t), "examples/compare/helm/shop")
+	d, err := chart.Digest(shop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"release.toml":      fmt.Sprintf("[target]\nkubeconfig = %q\ncontext = %q\nnamespace = %q\n\n[release]\nname = \"shop\"\ncomposition = \"manifests\"\nready_timeout = \"2m\"\n%s\n[[charts]]\npath = %q\ndigest = %q\nvalues = { logLevel = \"info\" }\n", sb.Kubeconfig, sb.Context, ns, withTestState(extra), shop, d),
+		"manifests/cm.yaml": configMap,
+	})
+	return filepath.Join(dir, "release.toml")
+}
+
+// planOf plans spec and returns the plan.
+func planOf(t *testing.T, spec string) *plan.Plan {
+	t.Helper()
+	res := run(t, "release", "plan", "--spec", spec, "-o", "json")
+	var p plan.Plan
+	if err := json.Unmarshal([]byte(res.stdout), &p); res.code != ExitOK || err != nil {
+		t.Fatalf("release plan: exit %d, %v\n%s", res.code, err, res.stderr)
+	}
+	return &p
+}
+
+// Two machines share a chart release through the cluster: the second,
+// with an empty secret store, renders the chart from the seed the first
+// stored, so its plan changes nothing and the password stays.
+func TestSharedStateChartSeedReachesASecondMachine(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	ns := sb.Namespace(t)
+	first := shopChartRelease(t, t.TempDir(), sb, ns, sharedState)
+	if res := run(t, "release", "apply", "--spec", first, "--approve", planOf(t, first).Hash); res.code != ExitOK {
+		t.Fatalf("release apply on the first machine: exit %d\n%s", res.code, res.stderr)
+	}
+	before, err := sb.Clientset.CoreV1().Secrets(ns).Get(context.Background(), "db-credentials", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := shopChartRelease(t, t.TempDir(), sb, ns, sharedState)
+	p := planOf(t, second)
+	for _, s := range p.Steps {
+		if s.Action != plan.NoOp {
+			t.Errorf("the second machine plans %s %s (%v), want no change", s.Action, s.Ref, s.Changes)
+		}
+	}
+	if res := run(t, "release", "apply", "--spec", second, "--approve", p.Hash); res.code != ExitOK {
+		t.Fatalf("release apply on the second machine: exit %d\n%s", res.code, res.stderr)
+	}
+	after, err := sb.Clientset.CoreV1().Secrets(ns).Get(context.Background(), "db-credentials", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after.Data["password"]) != string(before.Data["password"]) || after.ResourceVersion != before.ResourceVersion {
+		t.Errorf("the second machine's apply rotated the db-credentials password or wrote the Secret again")
+	}
+}
+
 // The compare chart's db-credentials password, drawn by randAlphaNum from
 // the release's chart seed, and the seed itself go through plan (twice,
 // to the same hash), apply, a no-op plan, diff, status, render and an
@@ -26,16 +86,7 @@ func TestChartSecretValueAndSeedAreFoundNowhere(t *testing.T) {
 	sb := sandboxtest.Cluster(t)
 	ns := sb.Namespace(t)
 	dir := t.TempDir()
-	shop := filepath.Join(repoRoot(t), "examples/compare/helm/shop")
-	d, err := chart.Digest(shop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFiles(t, dir, map[string]string{
-		"release.toml":      fmt.Sprintf("[target]\nkubeconfig = %q\ncontext = %q\nnamespace = %q\n\n[release]\nname = \"shop\"\ncomposition = \"manifests\"\nready_timeout = \"2m\"\n\n[[charts]]\npath = %q\ndigest = %q\nvalues = { logLevel = \"info\" }\n", sb.Kubeconfig, sb.Context, ns, shop, d),
-		"manifests/cm.yaml": configMap,
-	})
-	spec := filepath.Join(dir, "release.toml")
+	spec := shopChartRelease(t, dir, sb, ns, "")
 	var out outputs
 	cmd := func(want int, args ...string) string {
 		t.Helper()
