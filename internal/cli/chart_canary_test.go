@@ -111,7 +111,8 @@ func TestChartSecretValueAndSeedAreFoundNowhere(t *testing.T) {
 	}
 	cmd(ExitOK, "release", "plan", "--spec", spec, "-o", "markdown")
 	cmd(ExitOK, "release", "diff", "--spec", spec, "-o", "json")
-	cmd(ExitOK, "release", "apply", "--spec", spec, "--approve", first, "-o", "json")
+	cmd(ExitOK, "--verbose", "release", "apply", "--spec", spec, "--approve", first, "-o", "json")
+	cmd(ExitOK, "release", "secret", "show", release.ChartSeedSecret, "--spec", spec)
 	cmd(ExitOK, "release", "plan", "--spec", spec, "-o", "json")
 	cmd(ExitOK, "release", "plan", "--spec", spec, "-o", "markdown")
 	cmd(ExitOK, "release", "diff", "--spec", spec, "-o", "markdown")
