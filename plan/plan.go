@@ -43,8 +43,7 @@ type Plan struct {
 	Environment *Environment `json:"environment,omitempty"`
 	// Capabilities are the target's, as the release's Helm charts were
 	// rendered against them; nil when it has none. Hashed: a plan
-	// approved for one Kubernetes version or set of API versions never
-	// runs after the cluster changed them.
+	// approved for one Kubernetes version never runs on another.
 	Capabilities *Capabilities `json:"capabilities,omitempty"`
 	// Namespaces are the namespaces the steps write to, sorted: the
 	// target namespace and those release.toml allows besides it.
@@ -94,12 +93,13 @@ type Promotion struct {
 }
 
 // Capabilities are what a plan records of the cluster its charts were
-// rendered against (.Capabilities in a chart's templates).
+// rendered against (.Capabilities in a chart's templates). The API
+// versions the cluster served are not recorded: whatever they changed in
+// a chart's output is in the plan's objects, and a plan whose objects
+// render differently when it is applied is stale. Recording them would
+// make every CRD anyone installs stale every plan.
 type Capabilities struct {
 	KubeVersion string `json:"kubeVersion"` // the server's version, "v1.36.0"
-	// APIVersions is the digest of the API versions the server serves,
-	// "sha256:" and 64 hex digits of their sorted list, one a line.
-	APIVersions string `json:"apiVersions"`
 }
 
 // Same reports whether c and o are the same capabilities; two nil are the

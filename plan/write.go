@@ -34,7 +34,7 @@ func (p *Plan) Write(w io.Writer, opts WriteOptions) {
 		fmt.Fprintf(w, "writes to namespaces: %s\n", strings.Join(p.Namespaces, ", "))
 	}
 	if p.Capabilities != nil {
-		fmt.Fprintf(w, "charts rendered against Kubernetes %s and the cluster's API versions\n", p.Capabilities.KubeVersion)
+		fmt.Fprintf(w, "charts rendered against Kubernetes %s and the API versions it serves\n", p.Capabilities.KubeVersion)
 	}
 	for n, wv := range p.Waves {
 		fmt.Fprintf(w, "\nwave %d: %s\n", n+1, wv.Stage)

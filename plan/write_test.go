@@ -65,11 +65,11 @@ func TestWriteNamesTheEnvironment(t *testing.T) {
 
 func TestWriteNamesTheKubernetesVersionChartsSaw(t *testing.T) {
 	p := oneChange()
-	p.Capabilities = &plan.Capabilities{KubeVersion: "v1.35.2", APIVersions: "sha256:00"}
+	p.Capabilities = &plan.Capabilities{KubeVersion: "v1.35.2"}
 	var b bytes.Buffer
 	p.Write(&b, plan.WriteOptions{})
 	lines := bytes.Split(b.Bytes(), []byte("\n"))
-	if want := "charts rendered against Kubernetes v1.35.2 and the cluster's API versions"; string(lines[1]) != want {
+	if want := "charts rendered against Kubernetes v1.35.2 and the API versions it serves"; string(lines[1]) != want {
 		t.Errorf("Write() second line = %q, want %q", lines[1], want)
 	}
 }

@@ -2,12 +2,9 @@ package release
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"k8s.io/client-go/discovery"
 
@@ -60,14 +57,14 @@ func (d *discoverer) capabilities(ctx context.Context) (*chart.Capabilities, err
 	return d.caps, d.err
 }
 
-// planCapabilities is what a plan records of caps: the Kubernetes version
-// and the digest of the API versions; nil when no chart saw the cluster.
+// planCapabilities is what a plan records of caps, the Kubernetes
+// version (plan.Capabilities says why not the API versions); nil when no
+// chart saw the cluster.
 func planCapabilities(caps *chart.Capabilities) *plan.Capabilities {
 	if caps == nil {
 		return nil
 	}
-	sum := sha256.Sum256([]byte(strings.Join(caps.APIVersions, "\n")))
-	return &plan.Capabilities{KubeVersion: caps.KubeVersion, APIVersions: "sha256:" + hex.EncodeToString(sum[:])}
+	return &plan.Capabilities{KubeVersion: caps.KubeVersion}
 }
 
 // discover reads a cluster's capabilities from its discovery API with

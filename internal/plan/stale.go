@@ -62,9 +62,6 @@ func environmentStale(approved, fresh *Environment) string {
 // capabilitiesStale says how the cluster's capabilities the charts were
 // rendered against changed since the approved plan.
 func capabilitiesStale(approved, fresh *Capabilities) string {
-	if approved != nil && fresh != nil && approved.KubeVersion == fresh.KubeVersion {
-		return "the API versions the cluster serves changed since the plan, and the charts were rendered against them"
-	}
 	version := func(c *Capabilities) string {
 		if c == nil {
 			return "no cluster"
