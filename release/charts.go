@@ -32,6 +32,17 @@ func (r *Release) chartSeed(ctx context.Context) (*secret.Version, bool, error) 
 	return res.Resolve(ctx, chartSeedDecl, secret.ResolveOptions{DryRun: true})
 }
 
+// checkReserved refuses a declared secret named ChartSeedSecret: its
+// versions would mix with the seed's.
+func checkReserved(declared []wire.SecretInfo) error {
+	for _, d := range declared {
+		if d.Name == ChartSeedSecret {
+			return refusef("secret %q: the name is reserved for the seed of the release's charts; rename the secret", d.Name)
+		}
+	}
+	return nil
+}
+
 // discoverer gives charts the target cluster's capabilities, connecting on
 // first use and reading discovery once. Its client is the session's.
 type discoverer struct {

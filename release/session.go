@@ -106,6 +106,9 @@ func (r *Release) load(ctx context.Context, cluster func(context.Context) (*char
 	if err != nil {
 		return nil, refuse(err)
 	}
+	if err := checkReserved(res.Secrets); err != nil {
+		return nil, err
+	}
 	s := &session{r: r, objects: objs, components: res.Components, declared: res.Secrets, source: apply.SourceApply, images: sp.Images}
 	if newSeed && len(sp.Charts)+len(res.Charts) > 0 {
 		s.newSecrets, s.newSeed = append(s.newSecrets, seed), true
