@@ -41,6 +41,10 @@ type Plan struct {
 	// for one environment never runs for another, nor after its values
 	// or images changed.
 	Environment *Environment `json:"environment,omitempty"`
+	// Capabilities are the target's, as the release's Helm charts were
+	// rendered against them; nil when it has none. Hashed: a plan
+	// approved for one Kubernetes version never runs on another.
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
 	// Namespaces are the namespaces the steps write to, sorted: the
 	// target namespace and those release.toml allows besides it.
 	Namespaces []string `json:"namespaces,omitempty"`
@@ -86,6 +90,25 @@ type Promotion struct {
 	// Images are the keys set, to the digest references the revision ran
 	// (every other key is the environment's own).
 	Images map[string]string `json:"images"`
+}
+
+// Capabilities are what a plan records of the cluster its charts were
+// rendered against (.Capabilities in a chart's templates). The API
+// versions the cluster served are not recorded: whatever they changed in
+// a chart's output is in the plan's objects, and a plan whose objects
+// render differently when it is applied is stale. Recording them would
+// make every CRD anyone installs stale every plan.
+type Capabilities struct {
+	KubeVersion string `json:"kubeVersion"` // the server's version, "v1.36.0"
+}
+
+// Same reports whether c and o are the same capabilities; two nil are the
+// same.
+func (c *Capabilities) Same(o *Capabilities) bool {
+	if c == nil || o == nil {
+		return c == o
+	}
+	return *c == *o
 }
 
 // Same reports whether e and o are the same environment with the same

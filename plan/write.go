@@ -33,6 +33,9 @@ func (p *Plan) Write(w io.Writer, opts WriteOptions) {
 	if len(p.Namespaces) > 0 {
 		fmt.Fprintf(w, "writes to namespaces: %s\n", strings.Join(p.Namespaces, ", "))
 	}
+	if p.Capabilities != nil {
+		fmt.Fprintf(w, "charts rendered against Kubernetes %s and the API versions it serves\n", p.Capabilities.KubeVersion)
+	}
 	for n, wv := range p.Waves {
 		fmt.Fprintf(w, "\nwave %d: %s\n", n+1, wv.Stage)
 		p.writeWave(w, wv, opts)

@@ -63,6 +63,17 @@ func TestWriteNamesTheEnvironment(t *testing.T) {
 	}
 }
 
+func TestWriteNamesTheKubernetesVersionChartsSaw(t *testing.T) {
+	p := oneChange()
+	p.Capabilities = &plan.Capabilities{KubeVersion: "v1.35.2"}
+	var b bytes.Buffer
+	p.Write(&b, plan.WriteOptions{})
+	lines := bytes.Split(b.Bytes(), []byte("\n"))
+	if want := "charts rendered against Kubernetes v1.35.2 and the API versions it serves"; string(lines[1]) != want {
+		t.Errorf("Write() second line = %q, want %q", lines[1], want)
+	}
+}
+
 // matchGolden compares got with testdata/name, which -update rewrites.
 func matchGolden(t *testing.T, name string, got []byte) {
 	t.Helper()

@@ -146,7 +146,7 @@ func (r *Release) promote(ctx context.Context, ran *ranRevision, opts PlanOption
 	if err := r.checkOwner(); err != nil {
 		return nil, err
 	}
-	own, err := r.load(ctx)
+	own, err := r.load(ctx, nil) // its images only: charts see the defaults
 	if err != nil {
 		return nil, err
 	}

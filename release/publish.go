@@ -65,7 +65,7 @@ func (r *Release) Publish(ctx context.Context, opts PublishOptions) (*publish.Re
 // artifact: its rendered manifests (Secrets without values) and its
 // metadata. It never contacts a cluster.
 func (r *Release) Published(ctx context.Context) (*publish.Content, error) {
-	s, err := r.load(ctx)
+	s, err := r.load(ctx, nil)
 	if err != nil {
 		return nil, err
 	}

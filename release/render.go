@@ -17,7 +17,7 @@ type RenderOptions struct{}
 // Secrets without values (their keys listed in an annotation). It never
 // contacts a cluster, and the same inputs give the same manifests.
 func (r *Release) Render(ctx context.Context, _ RenderOptions) ([]*unstructured.Unstructured, error) {
-	s, err := r.load(ctx)
+	s, err := r.load(ctx, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/compose"
+	"github.com/pynenc/piceli/internal/compose/chart"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/object"
@@ -34,6 +35,10 @@ type session struct {
 
 	secrets    map[string]*secret.Version // resolved declared secrets
 	newSecrets []*secret.Version          // versions not in the store yet
+	// capabilities are the cluster's, as its charts were rendered
+	// against them; nil when no chart was rendered against a cluster.
+	capabilities *chart.Capabilities
+	newSeed      bool // the charts drew from a new seed, not the store's
 }
 
 // open checks that the state directory is the release's, loads and renders
@@ -42,16 +47,45 @@ func (r *Release) open(ctx context.Context) (*session, error) {
 	if err := r.checkOwner(); err != nil {
 		return nil, err
 	}
-	s, err := r.load(ctx)
+	d := &discoverer{r: r}
+	s, err := r.load(ctx, d.capabilities)
+	if d.err != nil {
+		return nil, d.err
+	}
 	if err != nil {
 		return nil, err
 	}
-	return s, s.connect(ctx)
+	s.client, s.capabilities = d.client, d.caps
+	if err := s.connect(ctx); err != nil {
+		return nil, err
+	}
+	return s.withSharedSeed(ctx, d)
 }
 
-// load loads and renders the composition, without a cluster. Every failure
-// is bad input, refused before anything changes.
-func (r *Release) load(ctx context.Context) (*session, error) {
+// withSharedSeed renders the composition again when its charts drew from a
+// new seed but the state just pulled from the cluster holds one, written
+// by another machine: a release renders from one seed wherever it is
+// planned.
+func (s *session) withSharedSeed(ctx context.Context, d *discoverer) (*session, error) {
+	if !s.newSeed || !s.r.sharesState() {
+		return s, nil
+	}
+	if v, err := secret.View(s.r.StateDir()).Latest(ChartSeedSecret); err != nil || v == nil {
+		return s, err
+	}
+	again, err := s.r.load(ctx, d.capabilities)
+	if err != nil {
+		return nil, err
+	}
+	again.client, again.key, again.capabilities = s.client, s.key, d.caps
+	return again, nil
+}
+
+// load loads and renders the composition. Its charts see the capabilities
+// cluster gives, or with cluster nil the declared defaults, and nothing
+// contacts a cluster. Every failure but cluster's is bad input, refused
+// before anything changes.
+func (r *Release) load(ctx context.Context, cluster func(context.Context) (*chart.Capabilities, error)) (*session, error) {
 	if r.opts.Artifact != "" {
 		return r.loadArtifact(ctx)
 	}
@@ -59,7 +93,12 @@ func (r *Release) load(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := compose.Load(ctx, sp, compose.Options{Log: r.opts.Log, CacheDir: r.opts.CacheDir})
+	seed, newSeed, err := r.chartSeed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	charts := chart.Options{Seed: []byte(seed.Values()["seed"]), Cluster: cluster}
+	res, err := compose.Load(ctx, sp, compose.Options{Log: r.opts.Log, CacheDir: r.opts.CacheDir, Charts: charts})
 	if err != nil {
 		return nil, refuse(err)
 	}
@@ -67,16 +106,26 @@ func (r *Release) load(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, refuse(err)
 	}
-	return &session{r: r, objects: objs, components: res.Components, declared: res.Secrets, source: apply.SourceApply, images: sp.Images}, nil
+	if err := checkReserved(res.Secrets); err != nil {
+		return nil, err
+	}
+	s := &session{r: r, objects: objs, components: res.Components, declared: res.Secrets, source: apply.SourceApply, images: sp.Images}
+	if newSeed && len(sp.Charts)+len(res.Charts) > 0 {
+		s.newSecrets, s.newSeed = append(s.newSecrets, seed), true
+	}
+	return s, nil
 }
 
 // connect opens the spec's target and says which server and context it
 // uses, before anything else reaches the cluster, brings a shared release's
 // state directory up to date with the cluster, then reads the digest key.
 func (s *session) connect(ctx context.Context) error {
-	c, err := s.r.connectTarget(ctx)
-	if err != nil {
-		return err
+	c := s.client
+	if c == nil {
+		var err error
+		if c, err = s.r.connectTarget(ctx); err != nil {
+			return err
+		}
 	}
 	if err := s.r.pullState(ctx, c); err != nil {
 		return err
@@ -120,6 +169,7 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		RequirePinnedImages: rel.RequirePinnedImages,
 		Wait:                rel.Wait,
 		Environment:         s.environment(),
+		Capabilities:        planCapabilities(s.capabilities),
 	}
 	opts := planner.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel, Observe: how.observe}
 	if recs.applied != nil && recs.applied.Release == in.Release {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pynenc/piceli/internal/compose/chart"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/internal/wire"
@@ -35,6 +36,10 @@ type Options struct {
 	// CacheDir holds compiled compositions. Empty means $PICELI_CACHE_DIR,
 	// or else the user cache directory followed by "piceli".
 	CacheDir string
+	// Charts says how the composition's charts are rendered: their seed
+	// and the cluster's capabilities (chart.Options Seed and Cluster);
+	// the release name and namespace are the spec's.
+	Charts chart.Options
 }
 
 // Load loads the composition of s. A Go composition is compiled (or taken
@@ -56,7 +61,7 @@ func Load(ctx context.Context, s *spec.Spec, opts Options) (*Result, error) {
 		err = fmt.Errorf("unknown composition kind %q", c.Kind)
 	}
 	if err == nil {
-		err = withPackages(ctx, s, res)
+		err = withPackages(ctx, s, res, opts.Charts)
 	}
 	if err == nil && len(res.Objects) == 0 {
 		err = fmt.Errorf("the composition declares no objects")

@@ -20,7 +20,7 @@ import (
 const maxValuesFile = 1 << 20
 
 // renderCharts renders the charts of release.toml into objects, in order.
-func renderCharts(ctx context.Context, s *spec.Spec, charts []spec.Chart) ([]object.Declared, error) {
+func renderCharts(ctx context.Context, s *spec.Spec, charts []spec.Chart, opts chart.Options) ([]object.Declared, error) {
 	var out []object.Declared
 	for _, c := range charts {
 		values, err := chartValues(c)
@@ -32,7 +32,8 @@ func renderCharts(ctx context.Context, s *spec.Spec, charts []spec.Chart) ([]obj
 			name = s.Release.Name
 		}
 		src := chart.Source{Path: c.Path, Digest: c.Digest, Values: values}
-		objs, err := chart.Render(ctx, src, chart.Options{Release: name, Namespace: s.Target.Namespace})
+		opts.Release, opts.Namespace = name, s.Target.Namespace
+		objs, err := chart.Render(ctx, src, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -61,9 +62,9 @@ func chartValues(c spec.Chart) (map[string]any, error) {
 
 // withPackages appends the objects of the spec's charts and
 // kustomizations to res.
-func withPackages(ctx context.Context, s *spec.Spec, res *Result) error {
+func withPackages(ctx context.Context, s *spec.Spec, res *Result, opts chart.Options) error {
 	charts, kusts := fromDocument(s, res)
-	objs, err := renderCharts(ctx, s, append(charts, s.Charts...))
+	objs, err := renderCharts(ctx, s, append(charts, s.Charts...), opts)
 	if err != nil {
 		return fmt.Errorf("render charts: %w", err)
 	}

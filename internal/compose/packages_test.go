@@ -22,7 +22,7 @@ func TestWithPackagesRendersAGoCompositionsChart(t *testing.T) {
 	}
 	s := &spec.Spec{Dir: dir, Release: spec.Release{Name: "shop"}, Target: spec.Target{Namespace: "apps"}}
 	res := &Result{Charts: []pubwire.ChartInfo{{Path: "stack", Digest: d, Values: map[string]any{"size": 7}}}}
-	if err := withPackages(t.Context(), s, res); err != nil {
+	if err := withPackages(t.Context(), s, res, chart.Options{}); err != nil {
 		t.Fatalf("withPackages() error = %v", err)
 	}
 	found := false
@@ -36,7 +36,7 @@ func TestWithPackagesRendersAGoCompositionsChart(t *testing.T) {
 		t.Errorf("withPackages() objects = %d, want Widget/shop-widget with spec.size 7", len(res.Objects))
 	}
 	res = &Result{Charts: []pubwire.ChartInfo{{Path: "stack", Digest: "sha256:" + zeros}}}
-	if err := withPackages(t.Context(), s, res); !refusal.Is(err) {
+	if err := withPackages(t.Context(), s, res, chart.Options{}); !refusal.Is(err) {
 		t.Errorf("withPackages(wrong digest) error = %v, want a refusal", err)
 	}
 }

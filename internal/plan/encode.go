@@ -18,16 +18,17 @@ import (
 
 // planJSON is Plan with its steps' manifests encoded.
 type planJSON struct {
-	Schema      string       `json:"schema"`
-	Hash        string       `json:"hash,omitempty"`
-	Seal        string       `json:"seal,omitempty"`
-	Release     Release      `json:"release"`
-	Target      Target       `json:"target"`
-	Environment *Environment `json:"environment,omitempty"`
-	Namespaces  []string     `json:"namespaces,omitempty"`
-	Steps       []stepJSON   `json:"steps"`
-	Waves       []graph.Wave `json:"waves"`
-	Kept        []Kept       `json:"kept,omitempty"`
+	Schema       string        `json:"schema"`
+	Hash         string        `json:"hash,omitempty"`
+	Seal         string        `json:"seal,omitempty"`
+	Release      Release       `json:"release"`
+	Target       Target        `json:"target"`
+	Environment  *Environment  `json:"environment,omitempty"`
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
+	Namespaces   []string      `json:"namespaces,omitempty"`
+	Steps        []stepJSON    `json:"steps"`
+	Waves        []graph.Wave  `json:"waves"`
+	Kept         []Kept        `json:"kept,omitempty"`
 }
 
 // stepJSON is Step with its manifest encoded.
@@ -80,7 +81,7 @@ func wireStep(s Step, m json.RawMessage) stepJSON {
 func wirePlan(p *Plan, steps []stepJSON) planJSON {
 	return planJSON{
 		Schema: p.Schema, Hash: p.Hash, Seal: p.Seal, Release: p.Release, Target: p.Target,
-		Environment: p.Environment, Namespaces: p.Namespaces, Steps: steps, Waves: p.Waves, Kept: p.Kept,
+		Environment: p.Environment, Capabilities: p.Capabilities, Namespaces: p.Namespaces, Steps: steps, Waves: p.Waves, Kept: p.Kept,
 	}
 }
 

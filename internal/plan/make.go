@@ -49,6 +49,10 @@ type Input struct {
 	// Environment is the environment of the release spec being planned;
 	// nil when it declares none. The plan records it (Plan.Environment).
 	Environment *Environment
+	// Capabilities are the cluster's as the release's charts were rendered
+	// against them; nil when none was. The plan records them
+	// (Plan.Capabilities).
+	Capabilities *Capabilities
 }
 
 // DefaultParallel is how many reads and dry-runs a plan keeps in flight
@@ -252,11 +256,11 @@ func (m *maker) assemble(id kube.Identity, steps []Step) (*Plan, error) {
 		Schema:      Schema,
 		Release:     m.in.Release,
 		Target:      Target{Server: id.Server, Context: id.Context, Namespace: m.in.Namespace, ClusterUID: id.ClusterUID},
-		Environment: m.in.Environment,
-		Namespaces:  written(steps),
-		Steps:       steps,
-		Waves:       waves,
-		Kept:        m.kept,
+		Environment: m.in.Environment, Capabilities: m.in.Capabilities,
+		Namespaces: written(steps),
+		Steps:      steps,
+		Waves:      waves,
+		Kept:       m.kept,
 	}
 	if err := Validate(p); err != nil {
 		return nil, fmt.Errorf("internal error: the plan breaks its invariants: %w", err)

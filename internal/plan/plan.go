@@ -16,12 +16,14 @@ type (
 	// Environment is pub.Environment.
 	Environment = pub.Environment
 	// Promotion is pub.Promotion.
-	Promotion  = pub.Promotion
-	Step       = pub.Step
-	Observed   = pub.Observed
-	Conflict   = pub.Conflict
-	ChangeKind = pub.ChangeKind
-	Change     = pub.Change
+	Promotion = pub.Promotion
+	// Capabilities is pub.Capabilities.
+	Capabilities = pub.Capabilities
+	Step         = pub.Step
+	Observed     = pub.Observed
+	Conflict     = pub.Conflict
+	ChangeKind   = pub.ChangeKind
+	Change       = pub.Change
 )
 
 // The actions of a step.

@@ -23,6 +23,9 @@ func Stale(approved, fresh *Plan) []string {
 	if !approved.Environment.Same(fresh.Environment) {
 		return []string{environmentStale(approved.Environment, fresh.Environment)}
 	}
+	if !approved.Capabilities.Same(fresh.Capabilities) {
+		return []string{capabilitiesStale(approved.Capabilities, fresh.Capabilities)}
+	}
 	now := map[object.Ref]Step{}
 	for _, s := range fresh.Steps {
 		now[s.Ref] = s
@@ -54,6 +57,18 @@ func environmentStale(approved, fresh *Environment) string {
 		return fmt.Sprintf("the environment differs: approved for %s, now %s", name(approved), name(fresh))
 	}
 	return fmt.Sprintf("environment %s's values or images changed since the plan", fresh.Name)
+}
+
+// capabilitiesStale says how the cluster's capabilities the charts were
+// rendered against changed since the approved plan.
+func capabilitiesStale(approved, fresh *Capabilities) string {
+	version := func(c *Capabilities) string {
+		if c == nil {
+			return "no cluster"
+		}
+		return "Kubernetes " + c.KubeVersion
+	}
+	return fmt.Sprintf("the charts were rendered against %s, now %s", version(approved), version(fresh))
 }
 
 func describe(t Target) string {

@@ -22,6 +22,8 @@ func TestStale(t *testing.T) {
 		}, "ConfigMap/shop/cfg: planned absent, now present (uid new)"},
 		{"a recreated object is stale", func(p *Plan) { p.Steps[1].Observed.UID = "u2" }, "Deployment/shop/web: recreated since the plan"},
 		{"a touched field changed is stale", func(p *Plan) { p.Steps[1].Observed.Fields = "hmac-sha256:other" }, "Deployment/shop/web: a field the plan sets was changed"},
+		{"charts rendered against another Kubernetes version is stale", func(p *Plan) { p.Capabilities = &Capabilities{KubeVersion: "v1.36.3"} },
+			"the charts were rendered against no cluster, now Kubernetes v1.36.3"},
 		{"a new object in the plan is stale", func(p *Plan) { p.Steps = append(p.Steps, Step{Ref: p.Steps[0].Ref}); p.Steps[2].Ref.Name = "extra" }, "ConfigMap/shop/extra: now part of the plan"},
 	}
 	for _, tt := range tests {

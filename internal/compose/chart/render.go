@@ -3,6 +3,7 @@ package chart
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -45,6 +46,22 @@ type Options struct {
 	// APIVersions are added to Helm's default .Capabilities.APIVersions,
 	// as helm template's --api-versions does.
 	APIVersions []string
+	// Cluster, when set, gives the target cluster's capabilities, which
+	// replace KubeVersion and Helm's default API versions (APIVersions are
+	// still added). It is called once per chart, after the chart is
+	// loaded and its digest checked; its error fails the render.
+	Cluster func(context.Context) (*Capabilities, error)
+	// Seed keys the chart's random functions (Seeded): the same seed
+	// gives the same values. It must be kept private, like a secret
+	// value, and have at least SeedSize bytes; nil draws fresh randomness
+	// on every render.
+	Seed []byte
+}
+
+// Capabilities are what a chart sees of its cluster.
+type Capabilities struct {
+	KubeVersion string   // "v1.36.0"
+	APIVersions []string // "apps/v1", "apps/v1/Deployment", ...; sorted
 }
 
 // Render renders the chart of src and returns its objects: the CRDs of
@@ -62,6 +79,9 @@ func Render(ctx context.Context, src Source, opts Options) ([]object.Declared, e
 	}
 	if err := checkVendored(src.Path, ch); err != nil {
 		return nil, err
+	}
+	if opts.Seed != nil && len(opts.Seed) < SeedSize {
+		return nil, fmt.Errorf("render chart %s: the seed has %d bytes, fewer than %d", src.Path, len(opts.Seed), SeedSize)
 	}
 	rel, err := install(ctx, ch, src.Values, opts)
 	if err != nil {
@@ -137,7 +157,7 @@ type rendered struct {
 // schema, NOTES.txt dropped, and the output sorted into manifests and
 // hooks. The engine has no cluster, so lookup answers nothing.
 func install(ctx context.Context, ch *chartv2.Chart, values map[string]any, opts Options) (*rendered, error) {
-	caps, err := capabilities(opts)
+	caps, err := capabilities(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +175,8 @@ func install(ctx context.Context, ch *chartv2.Chart, values map[string]any, opts
 	if err != nil {
 		return nil, err
 	}
-	files, err := engine.Engine{}.RenderWithContext(ctx, ch, vals)
+	random := newRandomness(opts.Seed, opts.Release, ch.Name())
+	files, err := engine.Engine{CustomTemplateFuncs: random.funcs()}.RenderWithContext(ctx, ch, vals)
 	if err != nil {
 		return nil, err
 	}
@@ -171,20 +192,28 @@ func install(ctx context.Context, ch *chartv2.Chart, values map[string]any, opts
 	return &rendered{manifests: manifests, hooks: hooks}, nil
 }
 
-// capabilities are Helm's defaults with the options' Kubernetes version
-// and added API versions.
-func capabilities(opts Options) (*common.Capabilities, error) {
+// capabilities are the cluster's (opts.Cluster) or Helm's defaults with
+// the options' Kubernetes version, and the added API versions.
+func capabilities(ctx context.Context, opts Options) (*common.Capabilities, error) {
 	kv := opts.KubeVersion
 	if kv == "" {
 		kv = DefaultKubeVersion
+	}
+	caps := common.DefaultCapabilities.Copy()
+	if opts.Cluster != nil {
+		c, err := opts.Cluster(ctx)
+		if err != nil {
+			return nil, err
+		}
+		kv = c.KubeVersion
+		caps.APIVersions = common.VersionSet(append([]string(nil), c.APIVersions...))
 	}
 	parsed, err := common.ParseKubeVersion(kv)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes version %q: %w", kv, err)
 	}
-	caps := common.DefaultCapabilities.Copy()
 	caps.KubeVersion = *parsed
-	caps.APIVersions = append(caps.APIVersions, opts.APIVersions...)
+	caps.APIVersions = append(slices.Clone(caps.APIVersions), opts.APIVersions...)
 	return caps, nil
 }
 
