@@ -61,6 +61,9 @@ func (p *Plan) mdHead() string {
 	if len(p.Namespaces) > 0 {
 		fmt.Fprintf(&b, "Writes to namespaces %s.\n", codeList(p.Namespaces))
 	}
+	if p.Capabilities != nil {
+		fmt.Fprintf(&b, "Charts rendered against Kubernetes %s.\n", code(p.Capabilities.KubeVersion))
+	}
 	if blocked := p.Blocked(); len(blocked) > 0 {
 		fmt.Fprintf(&b, "\n> [!CAUTION]\n> **This plan cannot be applied: %d step(s) blocked**, listed below with why.\n", len(blocked))
 	}

@@ -198,3 +198,15 @@ func TestWriteMarkdownNeverPrintsASecretValue(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteMarkdownNamesTheKubernetesVersionChartsSaw(t *testing.T) {
+	p := review()
+	p.Capabilities = &plan.Capabilities{KubeVersion: "v1.35.2"}
+	var b bytes.Buffer
+	if err := p.WriteMarkdown(&b, plan.MarkdownOptions{Next: approveLine}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Charts rendered against Kubernetes `v1.35.2`.\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("the review comment lacks %q:\n%s", want, b.String()[:400])
+	}
+}
