@@ -14,9 +14,14 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(PICELI) ./cmd/piceli
 
-## vet: go vet and gofmt over the product module
+# The reusable component module and its consumer (docs/packages.md): Go
+# modules of their own, which ./... does not reach, so vet and test name them.
+MODULES := examples/components/postgres examples/platform
+
+## vet: go vet and gofmt over the product module and MODULES
 vet:
 	$(GO) vet ./...
+	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && $(GO) vet ./...) || exit 1; done
 	$(GO) vet -tags piceli_failpoints ./internal/apply/
 	$(GO) vet -tags piceli_nofsync ./internal/journal/ ./cmd/piceli-bench/
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -25,6 +30,7 @@ vet:
 ## test-unit: tests that need no cluster (cluster tests skip with a reason)
 test-unit:
 	$(GO) test -short ./...
+	@for m in $(MODULES); do (cd $$m && $(GO) test -short ./...) || exit 1; done
 
 ## test: build the sandbox if needed, start it, run every test against it, stop it
 ## (the real node's kubelet and pause too: its tests start sandboxes of their own)
@@ -32,6 +38,7 @@ TESTFLAGS ?=
 test: vet build
 	PICELI_BIN=$(PICELI) scripts/sandbox-bins.sh >/dev/null
 	$(GO) test -count=1 -tags piceli_failpoints $(TESTFLAGS) ./internal/apply/
+	@for m in $(MODULES); do echo "go test ($$m)"; (cd $$m && $(GO) test -count=1 $(TESTFLAGS) ./...) || exit 1; done
 	PICELI_BIN=$(PICELI) scripts/with-sandbox.sh $(GO) test -count=1 -timeout 40m $(TESTFLAGS) ./...
 
 ## test-acceptance: every fault-injection scenario against the sandbox, and

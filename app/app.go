@@ -89,6 +89,14 @@ func (a *App) errorf(format string, args ...any) {
 	a.errs = append(a.errs, fmt.Errorf(format, args...))
 }
 
+// Errorf records a declaration error that App.Composition returns with
+// the builders' own, so that a package declaring components on an App
+// (a reusable component module, docs/packages.md) reports a bad option
+// the way a builder does: by naming its component and the option.
+func (a *App) Errorf(format string, args ...any) {
+	a.errorf(format, args...)
+}
+
 // claim reserves kind/name, recording an error when it is already declared.
 // It reports whether the name was free.
 func (a *App) claim(kind, name string) bool {

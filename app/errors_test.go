@@ -319,6 +319,14 @@ func TestCompositionErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "a package's own error joins the builders' errors",
+			build: func(a *App, ctx *Context) {
+				a.Deployment("web", Image("nginx"), Ports(70000))
+				a.Errorf("postgres %q: storage %q is not a quantity", "db", "lots")
+			},
+			want: []string{`deployment "web": port 70000 out of range 1-65535`, `postgres "db": storage "lots" is not a quantity`},
+		},
+		{
 			name:  "an invalid app name is refused",
 			build: func(a *App, ctx *Context) {},
 			want:  []string{`app "Bad App": name must be a DNS-1123 label`},

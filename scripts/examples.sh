@@ -7,9 +7,12 @@
 # images (hello, services, mixed, shop) go through `piceli deploy
 # --deliver containerd`: plan, stop for approval (exit 3), then apply the
 # approved hash and run the checks. compare/piceli runs the shop's images,
-# so it comes after the shop, through `release plan` and `release apply`.
-# Each example must then diff clean. A directory under examples/ that is
-# none of these fails the run, so a new example is not left out.
+# so it comes after the shop, through `release plan` and `release apply`,
+# and so does platform, the consumer of the component module under
+# components/ (docs/packages.md). Each example must then diff clean. A
+# directory under examples/ that is none of these fails the run, so a new
+# example is not left out; components/ holds library modules only (no
+# release.toml: `make test` runs their tests, platform applies one).
 #
 # The real node needs root and Debian's containerd, runc,
 # containernetworking-plugins and iproute2, and only one may run on a
@@ -29,16 +32,21 @@ step() { printf '\n==> %s\n' "$*"; }
 fail() { echo "examples: $*" >&2; exit 1; }
 
 deployed=(hello services mixed shop)
-planned=(compare/piceli)
+planned=(compare/piceli platform)
+libraries=(components)
 # Examples whose release.toml declares environments, and the one applied here.
 declare -A env_of=([shop]=dev [compare/piceli]=dev)
 env_args() { [ -z "${env_of[$1]:-}" ] || echo "--env ${env_of[$1]}"; }
 for dir in examples/*/; do
 	name="$(basename "$dir")"
-	case " ${deployed[*]} compare " in
+	case " ${deployed[*]} compare platform ${libraries[*]} " in
 	*" $name "*) ;;
 	*) fail "examples/$name is not applied by scripts/examples.sh: add it there" ;;
 	esac
+done
+for lib in "${libraries[@]}"; do
+	release="$(find "examples/$lib" -name release.toml -print -quit)"
+	[ -z "$release" ] || fail "$release: examples/$lib holds library modules only; apply a release here, not there"
 done
 
 [ "$(id -u)" -eq 0 ] || fail "the real node needs root"
