@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/internal/rundir"
 	"github.com/pynenc/piceli/internal/sandbox"
 )
 
@@ -106,7 +107,7 @@ only pods tolerating it land there. Images come from ` + "`piceli sandbox load`"
 			}
 			info, err := sb.Up(cmd.Context())
 			if err != nil {
-				return refusedIf(err, sandbox.ErrRealNodeUnavailable)
+				return refusedIf(err, sandbox.ErrRealNodeUnavailable, rundir.ErrUnusable)
 			}
 			if output == "json" {
 				return writeJSON(cmd, info.Doc())

@@ -70,6 +70,11 @@ func (s *Sandbox) stop(ctx context.Context) (bool, error) {
 	if delErr != nil {
 		stepf(s.opts.Progress, "kwokctl could not delete sandbox %q; its processes are gone, removing its state: %v", s.layout.Name, delErr)
 	}
+	// The egress socket's runtime directory (the real node, when there was
+	// one, has removed it already).
+	if err := s.layout.runtimeDir().Remove(); err != nil {
+		return true, fmt.Errorf("remove sandbox state: %w", err)
+	}
 	if err := os.RemoveAll(s.layout.ClusterDir()); err != nil {
 		return true, fmt.Errorf("remove sandbox state: %w", err)
 	}
