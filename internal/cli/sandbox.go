@@ -239,6 +239,9 @@ func printSandboxStatus(w io.Writer, st sandbox.Status, output string) error {
 	if r := st.RealNode; r != nil {
 		fmt.Fprintf(w, "  real node %s: containerd %s, bridge %s (%s), cgroup %s\n", r.Name, r.Containerd, r.Bridge, r.Subnet, r.CgroupRoot)
 	}
+	if e := st.Egress; e != nil {
+		fmt.Fprintf(w, "  egress proxy: %d allowed, %d refused (recently refused: %s)\n", e.Allowed, e.Refused, strings.Join(e.RecentRefused, ", "))
+	}
 	for _, n := range st.Nodes {
 		fmt.Fprintf(w, "  node %-19s ready %-5t %s\n", n.Name, n.Ready, strings.Join(n.Addresses, ","))
 	}

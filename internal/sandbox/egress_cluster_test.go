@@ -54,6 +54,9 @@ func TestSecurityAPIServerEgressStaysOnTheMachine(t *testing.T) {
 	if bad := watch(); len(bad) > 0 {
 		t.Errorf("kube-apiserver (pid %d) connected to %v, off this machine", apiserver, bad)
 	}
+	if e := sandboxStatus(t, sb).Egress; e == nil || !slices.Contains(e.RecentRefused, hookIP+":443") || !slices.Contains(e.RecentRefused, aggIP+":443") {
+		t.Errorf("sandbox status egress = %+v; want both ClusterIPs among the refused", e)
+	}
 	log := agentLog(t)
 	for _, ip := range []string{hookIP, aggIP} {
 		if !strings.Contains(log, "egress proxy: refused "+ip+":443: not an address of this machine") {
@@ -110,8 +113,11 @@ func watchPeers(t *testing.T, pid int) func() []netip.AddrPort {
 		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
-		if samples < 10 {
-			t.Errorf("only %d samples of kube-apiserver's connections; want many", samples)
+		// A sample reads every socket of the API server: under load a few
+		// a second. The proxy's count is the main proof; these show that
+		// no connection off the machine was even attempted for long.
+		if samples < 3 {
+			t.Errorf("only %d samples of kube-apiserver's connections; want at least 3", samples)
 		}
 		t.Logf("%d samples of kube-apiserver's connections", samples)
 		return bad
