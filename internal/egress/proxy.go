@@ -51,8 +51,11 @@ type Proxy struct {
 	// StatsFile, when set, is rewritten with Stats after every request.
 	StatsFile string
 
-	mu    sync.Mutex
-	stats Stats
+	mu      sync.Mutex
+	stats   Stats
+	dirty   bool           // stats changed since StatsFile was written
+	flushMu sync.Mutex     // one write of StatsFile at a time
+	flushes sync.WaitGroup // writes started off a tunnel's path
 }
 
 // Serve accepts connections on ln until ctx ends (it then closes ln) and
@@ -61,6 +64,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
+	defer p.flushes.Wait()
 	defer wg.Wait()
 	for {
 		c, err := ln.Accept()
@@ -124,7 +128,7 @@ func (p *Proxy) handle(ctx context.Context, c net.Conn) {
 	if err := writeStatus(c, http.StatusOK, "Connection established"); err != nil {
 		return
 	}
-	p.count(func(s *Stats) { s.Allowed++ })
+	p.count(false, func(s *Stats) { s.Allowed++ })
 	_ = c.SetDeadline(time.Time{})
 	lr.N = math.MaxInt64
 	tunnel(c, br, up)
@@ -158,7 +162,7 @@ func (p *Proxy) refuse(c net.Conn, dest string, code int, reason string) {
 		dest = "(none)"
 	}
 	p.logf("egress proxy: refused %s: %s", dest, reason)
-	p.count(func(s *Stats) {
+	p.count(true, func(s *Stats) {
 		s.Refused++
 		s.RecentRefused = append(s.RecentRefused, dest)
 		if n := len(s.RecentRefused); n > maxRecent {
@@ -196,16 +200,39 @@ func (p *Proxy) logf(format string, args ...any) {
 	}
 }
 
-// count updates the stats and rewrites StatsFile.
-func (p *Proxy) count(update func(*Stats)) {
+// count updates the stats and rewrites StatsFile: at once when now (a
+// refusal, answered after its count is on disk), else in the background,
+// off the tunnel's path (writing takes longer than opening a tunnel).
+func (p *Proxy) count(now bool, update func(*Stats)) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	update(&p.stats)
+	p.dirty = true
+	p.mu.Unlock()
 	if p.StatsFile == "" {
+		return
+	}
+	if now {
+		p.flush()
+		return
+	}
+	p.flushes.Go(p.flush)
+}
+
+// flush writes the latest stats to StatsFile unless a write since their
+// last change has done it already.
+func (p *Proxy) flush() {
+	p.flushMu.Lock()
+	defer p.flushMu.Unlock()
+	p.mu.Lock()
+	if !p.dirty {
+		p.mu.Unlock()
 		return
 	}
 	s := p.stats
 	s.Schema = StatsSchema
+	s.RecentRefused = append([]string{}, s.RecentRefused...)
+	p.dirty = false
+	p.mu.Unlock()
 	if err := writeStats(p.StatsFile, s); err != nil {
 		p.logf("egress proxy: write %s: %v", p.StatsFile, err)
 	}

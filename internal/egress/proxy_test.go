@@ -15,8 +15,8 @@ import (
 )
 
 // startProxy serves a proxy allowing loopback on a unix socket until the
-// test ends.
-func startProxy(t *testing.T) (*Proxy, string, *strings.Builder) {
+// test ends, counting into a stats file withStats.
+func startProxy(t testing.TB, withStats bool) (*Proxy, string, *strings.Builder) {
 	t.Helper()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "egress.sock")
@@ -26,7 +26,10 @@ func startProxy(t *testing.T) (*Proxy, string, *strings.Builder) {
 	}
 	var log strings.Builder
 	var mu sync.Mutex
-	p := &Proxy{Allow: netip.Addr.IsLoopback, Log: lockedWriter{&mu, &log}, StatsFile: filepath.Join(dir, "stats.json")}
+	p := &Proxy{Allow: netip.Addr.IsLoopback, Log: lockedWriter{&mu, &log}}
+	if withStats {
+		p.StatsFile = filepath.Join(dir, "stats.json")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()
@@ -52,7 +55,7 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 
 // connect sends CONNECT dest through the proxy at sock and returns the
 // connection and the response.
-func connect(t *testing.T, sock, dest string) (net.Conn, *bufio.Reader, *http.Response) {
+func connect(t testing.TB, sock, dest string) (net.Conn, *bufio.Reader, *http.Response) {
 	t.Helper()
 	c, err := net.Dial("unix", sock)
 	if err != nil {
@@ -69,7 +72,7 @@ func connect(t *testing.T, sock, dest string) (net.Conn, *bufio.Reader, *http.Re
 }
 
 func TestProxyTunnelsToLoopback(t *testing.T) {
-	p, sock, _ := startProxy(t)
+	p, sock, _ := startProxy(t, true)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +101,7 @@ func TestProxyTunnelsToLoopback(t *testing.T) {
 }
 
 func TestProxyRefusesAddressesOffTheMachineAndNames(t *testing.T) {
-	p, sock, log := startProxy(t)
+	p, sock, log := startProxy(t, true)
 	for _, dest := range []string{"10.0.0.7:443", "example.com:443", "[::ffff:10.0.0.8]:443", "169.254.169.254:80"} {
 		_, _, res := connect(t, sock, dest)
 		if res.StatusCode != http.StatusForbidden || !strings.Contains(res.Status, "refuses "+dest) {
@@ -118,7 +121,7 @@ func TestProxyRefusesAddressesOffTheMachineAndNames(t *testing.T) {
 }
 
 func TestProxyServesOnlyConnect(t *testing.T) {
-	_, sock, _ := startProxy(t)
+	_, sock, _ := startProxy(t, true)
 	c, err := net.Dial("unix", sock)
 	if err != nil {
 		t.Fatal(err)
