@@ -38,6 +38,7 @@ func attacks() []attack {
 		reads    = "Bounded reads and prompt signals"
 		lens     = "The operations lens"
 		redact   = "Redaction"
+		sandbox  = "The sandbox stays on this machine"
 	)
 	return []attack{
 		{state, "a ServiceAccount that may only get, create and update Secrets in the namespace rewrites the shared snapshot (re-chunked, re-digested, re-sealed with the stolen digest key, or re-signed with its own key) to add a ClusterRoleBinding to cluster-admin; the operator's next run fails its check under on_failure = rollback", "the forged snapshot is refused naming what failed; no ClusterRoleBinding exists; the ServiceAccount still may not do everything", "./internal/cli", "TestSecurityForgedSharedStateIsRefused"},
@@ -67,6 +68,7 @@ func attacks() []attack {
 		{approval, "a stored plan is loaded by a glob, a character class, ../, upper case, 11 or 65 digits", "each refused with ErrBadHash; 12 to 64 lower-case digits load it", "./internal/plan", "TestSecurityApprovalTakesOnlyHexDigits"},
 		{approval, "release apply, rollback, deploy and registry install/uninstall get a glob, a path, upper case, 11 or 65 digits", "each exits 2 stating the rule; nothing read from a cluster or written", "./internal/cli", "TestSecurityApprovalIsHexEverywhere"},
 		{approval, "with a plan stored on the sandbox, --approve 'dd2a********' and the other bad forms", "exit 2; the ConfigMap is never written and no run starts; the plan's own 12 digits then apply it", "./internal/cli", "TestSecurityGlobApprovalAppliesNothing"},
+		{sandbox, "a test registers a validating webhook (failurePolicy Fail) and an APIService backed by Services whose ClusterIPs lie off the machine, then writes an object the webhook matches", "the write fails with the egress proxy's 403 naming the ClusterIP; the proxy counts and logs both ClusterIPs; kube-apiserver holds no connection to an address off loopback", "./internal/sandbox", "TestSecurityAPIServerEgressStaysOnTheMachine"},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pynenc/piceli/internal/rundir"
 	"github.com/pynenc/piceli/internal/sandbox"
 )
 
@@ -106,7 +107,7 @@ only pods tolerating it land there. Images come from ` + "`piceli sandbox load`"
 			}
 			info, err := sb.Up(cmd.Context())
 			if err != nil {
-				return refusedIf(err, sandbox.ErrRealNodeUnavailable)
+				return refusedIf(err, sandbox.ErrRealNodeUnavailable, rundir.ErrUnusable)
 			}
 			if output == "json" {
 				return writeJSON(cmd, info.Doc())
@@ -237,6 +238,9 @@ func printSandboxStatus(w io.Writer, st sandbox.Status, output string) error {
 	}
 	if r := st.RealNode; r != nil {
 		fmt.Fprintf(w, "  real node %s: containerd %s, bridge %s (%s), cgroup %s\n", r.Name, r.Containerd, r.Bridge, r.Subnet, r.CgroupRoot)
+	}
+	if e := st.Egress; e != nil {
+		fmt.Fprintf(w, "  egress proxy: %d allowed, %d refused (recently refused: %s)\n", e.Allowed, e.Refused, strings.Join(e.RecentRefused, ", "))
 	}
 	for _, n := range st.Nodes {
 		fmt.Fprintf(w, "  node %-19s ready %-5t %s\n", n.Name, n.Ready, strings.Join(n.Addresses, ","))

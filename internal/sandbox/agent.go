@@ -35,15 +35,28 @@ type AgentOptions struct {
 	// ReadyFile, when set, is created once the controllers watch the
 	// cluster, so whoever started the agent can wait for it.
 	ReadyFile string
+	// EgressSocket, when set, is the unix socket on which the agent serves
+	// the API server's egress proxy (see Layout.EgressSocket).
+	EgressSocket string
+	// EgressStats is the file where the egress proxy counts what it
+	// allowed and refused; "" keeps no file.
+	EgressStats string
+	// NodeState is the real node's state file, whose pods' subnet the
+	// egress proxy allows besides loopback; "" allows loopback only.
+	NodeState string
 }
 
 // RegisterFlags declares opts' fields as flags of fs: --kubeconfig,
-// --volume-dir, --no-load-balancer and --ready-file.
+// --volume-dir, --no-load-balancer, --ready-file, --egress-socket,
+// --egress-stats and --node-state.
 func (o *AgentOptions) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "the sandbox's kubeconfig file")
 	fs.StringVar(&o.VolumeDir, "volume-dir", "", "directory that holds the provisioned volumes")
 	fs.BoolVar(&o.NoLoadBalancer, "no-load-balancer", false, "give LoadBalancer Services no ingress address")
 	fs.StringVar(&o.ReadyFile, "ready-file", "", "file created once the controllers run")
+	fs.StringVar(&o.EgressSocket, "egress-socket", "", "unix socket to serve the API server's egress proxy on")
+	fs.StringVar(&o.EgressStats, "egress-stats", "", "file counting what the egress proxy allowed and refused")
+	fs.StringVar(&o.NodeState, "node-state", "", "the real node's state file, whose pods' subnet the egress proxy allows")
 }
 
 // args is opts as the flags RegisterFlags declares.
@@ -54,6 +67,13 @@ func (o AgentOptions) args() []string {
 	}
 	if o.ReadyFile != "" {
 		args = append(args, "--ready-file", o.ReadyFile)
+	}
+	for _, f := range []struct{ flag, value string }{
+		{"--egress-socket", o.EgressSocket}, {"--egress-stats", o.EgressStats}, {"--node-state", o.NodeState},
+	} {
+		if f.value != "" {
+			args = append(args, f.flag, f.value)
+		}
 	}
 	return args
 }
@@ -68,6 +88,13 @@ func (o AgentOptions) Validate() error {
 	if !filepath.IsAbs(o.VolumeDir) {
 		problems = append(problems, fmt.Sprintf("--volume-dir %q: want an absolute directory", o.VolumeDir))
 	}
+	for _, f := range []struct{ flag, value string }{
+		{"--egress-socket", o.EgressSocket}, {"--egress-stats", o.EgressStats}, {"--node-state", o.NodeState},
+	} {
+		if f.value != "" && !filepath.IsAbs(f.value) {
+			problems = append(problems, fmt.Sprintf("%s %q: want an absolute path", f.flag, f.value))
+		}
+	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
@@ -78,11 +105,22 @@ func (o AgentOptions) Validate() error {
 // StorageClass exists, then provisions hostPath volumes under VolumeDir for
 // claims of that class (and deletes them with their claims), and unless
 // NoLoadBalancer gives every LoadBalancer Service the ingress address
-// 127.0.0.1. It listens on no socket and dials only the API server. It
+// 127.0.0.1. With EgressSocket it first serves the API server's egress
+// proxy there, its only socket, which dials loopback addresses and the
+// real node's pods only. Otherwise it dials only the API server. It
 // returns nil when ctx ends after a clean start.
 func RunAgent(ctx context.Context, opts AgentOptions) error {
 	if err := opts.Validate(); err != nil {
 		return fmt.Errorf("sandbox agent: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if opts.EgressSocket != "" {
+		done, err := serveEgress(ctx, opts, os.Stderr)
+		if err != nil {
+			return fmt.Errorf("sandbox agent: %w", err)
+		}
+		defer func() { cancel(); <-done }() // the proxy closes its tunnels
 	}
 	cs, err := agentClient(opts.Kubeconfig)
 	if err != nil {
@@ -96,8 +134,7 @@ func RunAgent(ctx context.Context, opts AgentOptions) error {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer cancel() // before the wait: the controllers run until ctx ends
 	if err := startControllers(ctx, cs, opts, &wg); err != nil {
 		return fmt.Errorf("sandbox agent: %w", err)
 	}

@@ -38,6 +38,9 @@ func (s *Sandbox) startAgent(ctx context.Context) error {
 		VolumeDir:      s.layout.VolumeDir(),
 		NoLoadBalancer: s.opts.NoLoadBalancer,
 		ReadyFile:      ready,
+		EgressSocket:   s.layout.EgressSocket(),
+		EgressStats:    s.layout.EgressStatsFile(),
+		NodeState:      s.layout.realNode().stateFile(),
 	}
 	pid, err := s.startOwn(ownComponent{
 		Name: AgentName,

@@ -19,7 +19,8 @@ import (
 // What Up passes to the agent is what the agent's flags read back.
 func TestAgentArgsRoundTrip(t *testing.T) {
 	for name, opts := range map[string]AgentOptions{
-		"every field":           {Kubeconfig: "/s/kubeconfig.yaml", VolumeDir: "/s/volumes", NoLoadBalancer: true, ReadyFile: "/s/ready"},
+		"every field": {Kubeconfig: "/s/kubeconfig.yaml", VolumeDir: "/s/volumes", NoLoadBalancer: true, ReadyFile: "/s/ready",
+			EgressSocket: "/run/piceli/x/egress.sock", EgressStats: "/s/egress.json", NodeState: "/s/node/state.json"},
 		"with a load balancer":  {Kubeconfig: "/s/kubeconfig.yaml", VolumeDir: "/s/volumes"},
 		"paths that have space": {Kubeconfig: "/a b/kubeconfig.yaml", VolumeDir: "/a b/volumes", ReadyFile: "/a b/ready"},
 	} {
@@ -40,9 +41,10 @@ func TestAgentArgsRoundTrip(t *testing.T) {
 // An agent without a kubeconfig or with a relative volume directory is
 // refused, the message naming each flag.
 func TestRunAgentRefusesBadOptions(t *testing.T) {
-	err := RunAgent(t.Context(), AgentOptions{VolumeDir: "volumes"})
-	if err == nil || !strings.Contains(err.Error(), "--kubeconfig") || !strings.Contains(err.Error(), `--volume-dir "volumes"`) {
-		t.Fatalf("RunAgent(no kubeconfig, relative volume dir) = %v; want both flags named", err)
+	err := RunAgent(t.Context(), AgentOptions{VolumeDir: "volumes", EgressSocket: "egress.sock"})
+	if err == nil || !strings.Contains(err.Error(), "--kubeconfig") || !strings.Contains(err.Error(), `--volume-dir "volumes"`) ||
+		!strings.Contains(err.Error(), `--egress-socket "egress.sock"`) {
+		t.Fatalf("RunAgent(no kubeconfig, relative volume dir and socket) = %v; want the three flags named", err)
 	}
 }
 

@@ -59,8 +59,9 @@ func clientRate(component string) componentPatch {
 // KwokNodeAnnotation=fake, and port-forward and logs CRDs enabled,
 // followed by stages as further YAML documents. kwokctl loads only those
 // stages once any is given, so they must include kwok's defaults (see
-// sandboxStages).
-func renderConfig(bins Binaries, stages []stage) ([]byte, error) {
+// sandboxStages). kube-apiserver reads the egress selector configuration
+// egressConfig (see EgressConfig) unless it is "".
+func renderConfig(bins Binaries, stages []stage, egressConfig string) ([]byte, error) {
 	cfg := kwokctlConfig{
 		APIVersion: "config.kwok.x-k8s.io/v1alpha1",
 		Kind:       "KwokctlConfiguration",
@@ -91,6 +92,11 @@ func renderConfig(bins Binaries, stages []stage) ([]byte, error) {
 			// Deployments take 70 s to become Available; at 500, 18 s.
 			clientRate("kube-controller-manager"), clientRate("kube-scheduler"),
 		},
+	}
+	if egressConfig != "" {
+		cfg.ComponentsPatches = append(cfg.ComponentsPatches, componentPatch{Name: "kube-apiserver", ExtraArgs: []extraArg{
+			{Key: "egress-selector-config-file", Value: egressConfig}, // added: kwokctl passes none
+		}})
 	}
 	out, err := yaml.Marshal(cfg)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // The kwokctl config binds everything to loopback, gives kwok the loopback
 // node IP, enables port-forward and logs, and runs only cached binaries.
 func TestRenderConfigIsLoopbackOnly(t *testing.T) {
-	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil)
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestRenderConfigIsLoopbackOnly(t *testing.T) {
 // kwok is told the loopback node IP and to manage only the fake nodes, so a
 // real node registered beside them stays the kubelet's.
 func TestRenderConfigKwokManagesOnlyFakeNodes(t *testing.T) {
-	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil)
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestRenderConfigKwokManagesOnlyFakeNodes(t *testing.T) {
 // overridden: kwokctl passes none, and an override of a missing flag is
 // dropped with a warning).
 func TestRenderConfigRaisesClientRates(t *testing.T) {
-	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil)
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,11 @@
 // default StorageClass StorageClassName, which binds claims to hostPath
 // volumes under Layout.VolumeDir and removes them with their claims, and a
 // controller that gives LoadBalancer Services the ingress address
-// 127.0.0.1. It listens on nothing. Fake nodes take NodePods pods each.
+// 127.0.0.1. It also serves kube-apiserver's egress proxy (see egress.go)
+// on a unix socket, its only one: the API server's connections to webhooks,
+// aggregated APIs and kubelets go through it, and it dials loopback
+// addresses and the real node's pods only. Fake nodes take NodePods pods
+// each.
 //
 // kwok plays every kubelet but one: a sandbox started with
 // Options.RealNode also has RealNodeName, a kubelet with Debian's containerd

@@ -70,6 +70,9 @@ func (s *Sandbox) stop(ctx context.Context) (bool, error) {
 	if delErr != nil {
 		stepf(s.opts.Progress, "kwokctl could not delete sandbox %q; its processes are gone, removing its state: %v", s.layout.Name, delErr)
 	}
+	if err := s.removeRuntimeDir(); err != nil {
+		return true, fmt.Errorf("remove sandbox state: %w", err)
+	}
 	if err := os.RemoveAll(s.layout.ClusterDir()); err != nil {
 		return true, fmt.Errorf("remove sandbox state: %w", err)
 	}
@@ -132,4 +135,19 @@ func (s *Sandbox) kill(pids []int) ([]int, error) {
 		}
 	}
 	return left, nil
+}
+
+// removeRuntimeDir removes the runtime directory of the egress socket (a
+// real node, when there was one, has removed it already), never through a
+// mount: one left there (a real node's whose state was lost) keeps it.
+func (s *Sandbox) removeRuntimeDir() error {
+	dir := s.layout.runtimeDir()
+	mounts, err := MountsUnder(dir.Path)
+	if err != nil {
+		return err
+	}
+	if len(mounts) > 0 {
+		return fmt.Errorf("runtime directory %s still holds mounts %v; not removing it", dir.Path, mounts)
+	}
+	return dir.Remove()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -30,6 +31,10 @@ func TestDownLeavesNoProcess(t *testing.T) {
 		t.Fatalf("components = %v; want %s among them", componentNames(before), sandbox.AgentName)
 	}
 	volume := provisionOne(t, info)
+	egressSocket := sb.Layout().EgressSocket()
+	if fi, err := os.Lstat(egressSocket); err != nil || fi.Mode().Type() != fs.ModeSocket {
+		t.Fatalf("egress socket %s: %v; want the agent's socket there", egressSocket, err)
+	}
 
 	stopped, err := sb.Down(t.Context())
 	if err != nil || !stopped {
@@ -60,6 +65,9 @@ func TestDownLeavesNoProcess(t *testing.T) {
 	}
 	if mounts, err := os.ReadFile("/proc/self/mountinfo"); err != nil || bytes.Contains(mounts, []byte(sb.Layout().Dir)) {
 		t.Errorf("mounts under %s after Down (or unreadable: %v):\n%s", sb.Layout().Dir, err, mounts)
+	}
+	if _, err := os.Lstat(filepath.Dir(egressSocket)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("runtime directory %s after Down: %v; want it gone", filepath.Dir(egressSocket), err)
 	}
 	if _, err := os.Stat(volume); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("volume directory %s after Down: stat error %v, want not exist", volume, err)

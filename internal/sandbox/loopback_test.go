@@ -12,7 +12,7 @@ import (
 )
 
 // Every node address is loopback, no sandbox component listens on a
-// non-loopback address nor talks to one, and the agent listens on nothing at
+// non-loopback address nor talks to one, and the agent listens on no TCP port at
 // all: on the shared sandbox, and on a sandbox started with the agent (the
 // shared one may have been started without it).
 func TestSandboxIsLoopbackOnly(t *testing.T) {
@@ -64,7 +64,8 @@ func sandboxStatus(t *testing.T, sb *sandboxtest.Sandbox) sandbox.Status {
 
 // assertLoopbackListener fails when a component listens anywhere but
 // loopback, when a control-plane component listens nowhere (the check would
-// prove nothing) and when the agent listens at all: it needs no socket.
+// prove nothing) and when the agent listens on any TCP port: it needs none
+// (its egress proxy serves a unix socket).
 func assertLoopbackListener(t *testing.T, c sandbox.ComponentStatus) {
 	t.Helper()
 	if c.Name == sandbox.AgentName {

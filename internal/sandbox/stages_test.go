@@ -34,7 +34,7 @@ func TestRenderConfigHoldsDefaultAndOwnStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := renderConfig(bins, stages)
+	out, err := renderConfig(bins, stages, "")
 	if err != nil {
 		t.Fatal(err)
 	}

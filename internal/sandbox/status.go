@@ -31,6 +31,17 @@ type Status struct {
 	// RealNode is set while the sandbox has a real node (or has not torn
 	// one down).
 	RealNode *RealNodeInfo `json:"realNode,omitempty"`
+	// Egress counts what the agent's egress proxy allowed and refused of
+	// the API server's outbound connections; nil before it served any.
+	Egress *EgressCounts `json:"egress,omitempty"`
+}
+
+// EgressCounts is what the egress proxy allowed and refused (see
+// egress.Stats), without its own schema field.
+type EgressCounts struct {
+	Allowed       uint64   `json:"allowed"`
+	Refused       uint64   `json:"refused"`
+	RecentRefused []string `json:"recentRefused"` // oldest first, at most 20
 }
 
 // ComponentStatus is one process of a sandbox.
@@ -61,6 +72,9 @@ func (s *Sandbox) Status(ctx context.Context) (Status, error) {
 	st.Components = s.components(ctx, procs)
 	if real, ok, err := s.RealNode(); err == nil && ok {
 		st.RealNode = &real
+	}
+	if e, ok, err := s.EgressStats(); err == nil && ok {
+		st.Egress = &EgressCounts{Allowed: e.Allowed, Refused: e.Refused, RecentRefused: e.RecentRefused}
 	}
 	st.Running = len(procs) > 0 && allRunning(st.Components) && s.apiReady(ctx) == nil
 	if !st.Running {

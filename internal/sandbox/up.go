@@ -199,7 +199,10 @@ func (s *Sandbox) create(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := renderConfig(s.bins, stages)
+	if err := s.writeEgressConfig(); err != nil {
+		return err
+	}
+	cfg, err := renderConfig(s.bins, stages, s.layout.EgressConfig())
 	if err != nil {
 		return err
 	}
