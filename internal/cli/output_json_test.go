@@ -17,7 +17,7 @@ import (
 var dataCommands = []string{
 	"access", "artifacts build", "artifacts import", "artifacts inspect", "artifacts pin",
 	"codegen crd", "deploy", "deploy history", "deploy show", "import live", "import yaml",
-	"observe forward-list", "observe logs-run", "observe status", "publish", "chart export",
+	"observe forward-list", "observe logs-run", "observe status", "promote", "publish", "chart export",
 	"registry install", "registry status", "registry uninstall",
 	"release apply", "release archive", "release check", "release diff", "release gc", "release history",
 	"release plan", "release resume", "release rollback", "release run", "release secret show",

@@ -19,6 +19,7 @@ var argsOf = map[string][]string{
 	"release archive":        {"--out", "archives"},
 	"state export":           {"--out", "exports", "--passphrase-file", passphraseFile},
 	"state migrate":          {"cluster"},
+	"promote":                {"--from", "staging", "--to", "prod"},
 	"sandbox load":           {"image.tar"},
 	"observe forward-save":   {"api"},
 	"observe forward-delete": {"api"},
