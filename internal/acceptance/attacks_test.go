@@ -150,8 +150,8 @@ func runAttackTable(t *testing.T) {
 	text := attackMarkdown(rows, results)
 	fmt.Print("\n" + text)
 	for _, a := range rows {
-		if results[a.test].result != "pass" {
-			t.Errorf("security test %s (%s): %s", a.test, a.pkg, orDash(results[a.test].result, "did not run"))
+		if r := results[a.test]; r.result != "pass" {
+			t.Errorf("security test %s (%s): %s\n%s", a.test, a.pkg, orDash(r.result, "did not run"), strings.Join(r.output, "\n"))
 		}
 	}
 	if os.Getenv(UpdateEnv) == "1" && !t.Failed() {
@@ -174,7 +174,11 @@ func attackPackages(rows []attack) []string {
 type testResult struct {
 	result  string
 	seconds float64
+	output  []string // the test's last lines of output, to say why it failed
 }
+
+// maxOutputLines bounds what a testResult keeps of its test's output.
+const maxOutputLines = 40
 
 // runPackageTests runs the rows' tests of pkg with `go test -json` and
 // reads how each ended. The sandbox's environment passes through.
@@ -201,6 +205,7 @@ func runPackageTests(t *testing.T, pkg string, rows []attack) map[string]testRes
 // parseTestJSON reads the top-level tests' outcomes from `go test -json`.
 func parseTestJSON(out []byte) map[string]testResult {
 	results := map[string]testResult{}
+	output := map[string][]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -208,13 +213,23 @@ func parseTestJSON(out []byte) map[string]testResult {
 			Action  string
 			Test    string
 			Elapsed float64
+			Output  string
 		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Test == "" || strings.Contains(ev.Test, "/") {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Test == "" {
+			continue
+		}
+		top, _, _ := strings.Cut(ev.Test, "/")
+		if ev.Action == "output" {
+			lines := append(output[top], strings.TrimRight(ev.Output, "\n"))
+			output[top] = lines[max(0, len(lines)-maxOutputLines):]
+			continue
+		}
+		if top != ev.Test {
 			continue
 		}
 		switch ev.Action {
 		case "pass", "fail", "skip":
-			results[ev.Test] = testResult{result: map[string]string{"pass": "pass", "fail": "FAIL", "skip": "skip"}[ev.Action], seconds: ev.Elapsed}
+			results[ev.Test] = testResult{result: map[string]string{"pass": "pass", "fail": "FAIL", "skip": "skip"}[ev.Action], seconds: ev.Elapsed, output: output[top]}
 		}
 	}
 	return results
