@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pynenc/piceli/internal/rundir"
 	"github.com/pynenc/piceli/internal/sandbox"
 )
 
@@ -107,7 +106,7 @@ only pods tolerating it land there. Images come from ` + "`piceli sandbox load`"
 			}
 			info, err := sb.Up(cmd.Context())
 			if err != nil {
-				return refusedIf(err, sandbox.ErrRealNodeUnavailable, rundir.ErrUnusable)
+				return refusedIf(err, sandbox.ErrRealNodeUnavailable, sandbox.ErrRuntimeDirUnusable)
 			}
 			if output == "json" {
 				return writeJSON(cmd, info.Doc())

@@ -43,6 +43,10 @@ func (l Layout) EgressSocket() string {
 // and refused (egress.Stats).
 func (l Layout) EgressStatsFile() string { return filepath.Join(l.OwnDir(), "egress.json") }
 
+// ErrRuntimeDirUnusable is wrapped by Up when the sandbox's runtime
+// directory (its sockets) cannot be made safely: a refusal, not a fault.
+var ErrRuntimeDirUnusable = rundir.ErrUnusable
+
 // runtimeDir is the sandbox's runtime directory (see rundir), shared by the
 // egress socket and the real node's sockets.
 func (l Layout) runtimeDir() rundir.Dir { return rundir.For(l.ClusterDir()) }
