@@ -22,7 +22,7 @@ func (r *Resolver) generate(secret string, k wire.SecretKeyInfo) ([]byte, error)
 	src := bufio.NewReader(r.random())
 	out := make([]rune, length)
 	for i := range out {
-		n, err := uniform(src, len(chars))
+		n, err := Uniform(src, len(chars))
 		if err != nil {
 			return nil, &keyError{secret: secret, key: k.Key, err: fmt.Errorf("generate: %w", err)}
 		}
@@ -31,9 +31,11 @@ func (r *Resolver) generate(secret string, k wire.SecretKeyInfo) ([]byte, error)
 	return []byte(string(out)), nil
 }
 
-// uniform returns a number in [0, n) without modulo bias: 32-bit draws at
-// or above the largest multiple of n are rejected and drawn again.
-func uniform(src io.Reader, n int) (int, error) {
+// Uniform returns a number in [0, n) read from src without modulo bias:
+// 32-bit draws at or above the largest multiple of n are rejected and
+// drawn again. Generated secrets and charts' seeded random functions both
+// draw with it.
+func Uniform(src io.Reader, n int) (int, error) {
 	limit := (1 << 32) - (1<<32)%uint64(n)
 	var b [4]byte
 	for {

@@ -40,9 +40,9 @@ func TestUniformRejectsBiasedDraws(t *testing.T) {
 	// For n = 3 the largest multiple of 3 below 2^32 is 2^32-1: the draw
 	// 0xffffffff is rejected and the next one, 4, gives 4 % 3 = 1.
 	src := bytes.NewReader([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 4})
-	got, err := uniform(src, 3)
+	got, err := Uniform(src, 3)
 	if err != nil || got != 1 {
-		t.Errorf("uniform(0xffffffff then 4, 3) = %d, %v, want 1, nil", got, err)
+		t.Errorf("Uniform(0xffffffff then 4, 3) = %d, %v, want 1, nil", got, err)
 	}
 }
 

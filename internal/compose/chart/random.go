@@ -5,13 +5,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
 	"sync"
 	"text/template"
+
+	"github.com/pynenc/piceli/internal/secret"
 )
 
 // SeedSize is the least number of bytes a seed must have.
@@ -122,7 +123,7 @@ func (r *randomness) text(fn, alphabet string, n int) (string, error) {
 	src := r.stream(fn, n)
 	out := make([]byte, n)
 	for i := range out {
-		k, err := uniform(src, len(alphabet))
+		k, err := secret.Uniform(src, len(alphabet))
 		if err != nil {
 			return "", err
 		}
@@ -148,7 +149,7 @@ func (r *randomness) integer(lo, hi int) (int, error) {
 	if hi <= lo || uint64(hi-lo) > 1<<32 {
 		return 0, fmt.Errorf("randInt %d %d: the range must be non-empty and at most 2^32 wide", lo, hi)
 	}
-	k, err := uniform(r.stream("randInt", lo, hi), hi-lo)
+	k, err := secret.Uniform(r.stream("randInt", lo, hi), hi-lo)
 	return lo + k, err
 }
 
@@ -171,26 +172,11 @@ func (r *randomness) shuffle(s string) (string, error) {
 	}
 	src := r.stream("shuffle", s)
 	for i := len(runes) - 1; i > 0; i-- {
-		j, err := uniform(src, i+1)
+		j, err := secret.Uniform(src, i+1)
 		if err != nil {
 			return "", err
 		}
 		runes[i], runes[j] = runes[j], runes[i]
 	}
 	return string(runes), nil
-}
-
-// uniform returns a number in [0, n) without modulo bias: 32-bit draws at
-// or above the largest multiple of n are drawn again.
-func uniform(src io.Reader, n int) (int, error) {
-	limit := (1 << 32) - (1<<32)%uint64(n)
-	var b [4]byte
-	for {
-		if _, err := io.ReadFull(src, b[:]); err != nil {
-			return 0, err
-		}
-		if x := uint64(binary.BigEndian.Uint32(b[:])); x < limit {
-			return int(x % uint64(n)), nil
-		}
-	}
 }
