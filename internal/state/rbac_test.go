@@ -3,7 +3,9 @@ package state
 import (
 	"strings"
 	"testing"
+	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -41,7 +43,32 @@ func as(t *testing.T, sb *sandboxtest.Sandbox, ns, user string, rules []rbacv1.P
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitAllowed(t, cs, ns, user, rules)
 	return cs
+}
+
+// waitAllowed waits until the API server's authorizer, which learns of
+// new Roles and RoleBindings through its informers, allows user every
+// verb of rules in ns: a request sent at once can be refused on a loaded
+// machine, which is no finding about the Role.
+func waitAllowed(t *testing.T, cs kubernetes.Interface, ns, user string, rules []rbacv1.PolicyRule) {
+	t.Helper()
+	for _, r := range rules {
+		attrs := &authorizationv1.ResourceAttributes{Namespace: ns, Group: r.APIGroups[0], Resource: r.Resources[0], Verb: r.Verbs[0]}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(t.Context(), &authorizationv1.SelfSubjectAccessReview{
+				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs},
+			}, metav1.CreateOptions{})
+			if err == nil && review.Status.Allowed {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s is still not allowed to %s %s in %s 30s after its RoleBinding: %v", user, attrs.Verb, attrs.Resource, ns, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 }
 
 // The documented operator Role is enough to push and pull the state; a
