@@ -91,15 +91,7 @@ func TestChartAppliesInHookOrderAndUpgradesItsCRD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	wave := map[string]int{}
-	events := func(e progress.Event) {
-		if e.Kind == progress.StepFinished {
-			mu.Lock()
-			wave[e.Ref] = e.Wave
-			mu.Unlock()
-		}
-	}
+	wave, events := recordWaves()
 	if _, err := r.Apply(ctx, p.Hash, RunOptions{Events: events}); err != nil {
 		t.Fatal(err)
 	}
@@ -150,5 +142,19 @@ func TestChartAppliesInHookOrderAndUpgradesItsCRD(t *testing.T) {
 	props, _, _ := unstructured.NestedMap(versions[0].(map[string]any), "schema", "openAPIV3Schema", "properties", "spec", "properties")
 	if diff := cmp.Diff(map[string]any{"size": map[string]any{"type": "integer"}, "color": map[string]any{"type": "string"}}, props); diff != "" {
 		t.Errorf("live CRD widgets.%s spec properties after the upgrade (-want +got):\n%s", group, diff)
+	}
+}
+
+// recordWaves returns the wave each step finished in, by object, and the
+// event handler of an apply that fills it. Read it once Apply returned.
+func recordWaves() (map[string]int, func(progress.Event)) {
+	var mu sync.Mutex
+	wave := map[string]int{}
+	return wave, func(e progress.Event) {
+		if e.Kind == progress.StepFinished {
+			mu.Lock()
+			wave[e.Ref] = e.Wave
+			mu.Unlock()
+		}
 	}
 }

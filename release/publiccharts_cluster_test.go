@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/pynenc/piceli/internal/compose/chart"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 	"github.com/pynenc/piceli/plan"
-	"github.com/pynenc/piceli/progress"
 )
 
 // publicChartsDir is testdata/charts at the module's root, found from this
@@ -136,15 +134,7 @@ func TestPublicChartsApplyOnTheSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	wave := map[string]int{}
-	events := func(e progress.Event) {
-		if e.Kind == progress.StepFinished {
-			mu.Lock()
-			wave[e.Ref] = e.Wave
-			mu.Unlock()
-		}
-	}
+	wave, events := recordWaves()
 	start := time.Now()
 	res, err := r.Apply(ctx, p.Hash, RunOptions{Events: events})
 	if err != nil {
