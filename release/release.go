@@ -38,6 +38,12 @@ type Options struct {
 	// The release is then that environment's, with its own target, values,
 	// images, state directory, history and locks.
 	Env string
+	// InCluster says the release is driven from inside the cluster (the
+	// controller): secrets whose source is a file or an environment
+	// variable of the operator's machine are refused, naming the secret
+	// and key, because no such machine is there. Generated and FromCluster
+	// sources work.
+	InCluster bool
 
 	// wrapTransport wraps every request to the target: tests count them.
 	wrapTransport func(http.RoundTripper) http.RoundTripper

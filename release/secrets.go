@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pynenc/piceli/internal/secret"
+	"github.com/pynenc/piceli/wire"
 )
 
 // resolveSecrets gives the composition's declared secrets their values and
@@ -19,6 +20,9 @@ import (
 func (s *session) resolveSecrets(ctx context.Context) error {
 	if len(s.declared) == 0 {
 		return nil
+	}
+	if err := s.r.refuseMachineSources(s.declared); err != nil {
+		return err
 	}
 	res := secret.Resolver{Store: secret.View(s.r.StateDir()), BaseDir: s.r.spec.Dir, ReadCluster: s.clusterSecret}
 	s.secrets = map[string]*secret.Version{}
@@ -88,4 +92,27 @@ func (s *session) clusterSecret(ctx context.Context, name, key string) ([]byte, 
 		return nil, fmt.Errorf("Secret/%s/%s has no key %q: %w", ns, name, key, fs.ErrNotExist)
 	}
 	return raw, nil
+}
+
+// refuseMachineSources refuses, in the cluster (Options.InCluster), a
+// secret key whose value would come from the operator's machine.
+func (r *Release) refuseMachineSources(declared []wire.SecretInfo) error {
+	if !r.opts.InCluster {
+		return nil
+	}
+	for _, d := range declared {
+		for _, k := range d.Keys {
+			if k.Source == wire.SourceFile || k.Source == wire.SourceEnv {
+				return refusef("secret %s key %s comes from a %s on the operator's machine, which the controller in the cluster does not have: declare it Generated or FromCluster", d.Name, k.Key, machineSourceWord(k.Source))
+			}
+		}
+	}
+	return nil
+}
+
+func machineSourceWord(s string) string {
+	if s == wire.SourceFile {
+		return "file"
+	}
+	return "environment variable"
 }

@@ -1,0 +1,227 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// The API's names.
+const (
+	Group    = "piceli.dev"
+	Version  = "v1alpha1"
+	Kind     = "Release"
+	ListKind = "ReleaseList"
+	Resource = "releases"
+	Singular = "release"
+)
+
+// GroupVersion is piceli.dev/v1alpha1.
+var GroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+
+// Release is one release the controller delivers into its namespace.
+type Release struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ReleaseSpec   `json:"spec"`
+	Status ReleaseStatus `json:"status,omitempty"`
+}
+
+// ReleaseList is a list of Releases.
+type ReleaseList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Release `json:"items"`
+}
+
+// ReleaseSpec says where a release's revisions come from and who approves
+// them.
+type ReleaseSpec struct {
+	// Source is where new revisions are published.
+	Source Source `json:"source"`
+	// ReleaseName is the release's name, as the published artifact names
+	// it; empty means the Release's own name.
+	ReleaseName string `json:"releaseName,omitempty"`
+	// TargetNamespace is the namespace the release writes to; empty means
+	// the Release's own namespace. The controller writes there only when a
+	// RoleBinding in it grants the controller the deployer role.
+	TargetNamespace string `json:"targetNamespace,omitempty"`
+	// Prune lets a plan delete objects an earlier revision created and the
+	// current one no longer declares (release.toml's prune).
+	Prune bool `json:"prune,omitempty"`
+	// StateSigners are the signer lines ("ed25519:BASE64 NAME", as
+	// `piceli state key` prints them) of laptops and CI runners whose
+	// runs of this release the controller trusts, beside its own key.
+	StateSigners []string `json:"stateSigners,omitempty"`
+	// Approve is the hash of the plan a person approved
+	// (`piceli controller approve`). The controller applies a plan only
+	// when this equals its hash, or when Policy approves it; a plan that
+	// changes has another hash, so the approval does not carry over.
+	Approve string `json:"approve,omitempty"`
+	// Policy, when set, approves plans without a person.
+	Policy *Policy `json:"policy,omitempty"`
+	// Interval is how often the source is checked for a new revision and
+	// the release replanned; zero means one minute.
+	Interval metav1.Duration `json:"interval,omitempty"`
+	// Suspend stops planning and applying until it is cleared.
+	Suspend bool `json:"suspend,omitempty"`
+}
+
+// Source is exactly one of OCI and Git.
+type Source struct {
+	OCI *OCISource `json:"oci,omitempty"`
+	Git *GitSource `json:"git,omitempty"`
+}
+
+// OCISource is an artifact written by `piceli publish`. Exactly one of
+// Tag, SemVer and Digest selects the revision; every revision is resolved
+// to its digest before it is planned.
+type OCISource struct {
+	// URL is oci://HOST[:PORT]/REPOSITORY.
+	URL string `json:"url"`
+	// Tag follows one tag, re-resolved every interval.
+	Tag string `json:"tag,omitempty"`
+	// SemVer follows the highest tag in a semantic version range
+	// (for example ">=1.0.0 <2.0.0").
+	SemVer string `json:"semver,omitempty"`
+	// Digest pins one revision: sha256: and 64 hex digits.
+	Digest string `json:"digest,omitempty"`
+	// Insecure talks plain HTTP to the registry.
+	Insecure bool `json:"insecure,omitempty"`
+	// SecretRef names a Secret of type kubernetes.io/dockerconfigjson in
+	// the Release's namespace with the registry's credentials.
+	SecretRef *corev1.LocalObjectReference `json:"secretRef,omitempty"`
+}
+
+// GitSource is a Git repository holding, at Path, a directory of YAML or
+// JSON manifests or a published release (an OCI layout written by
+// `piceli publish --out`). Exactly one of Branch, Tag and Commit selects
+// the revision; every revision is resolved to its commit before it is
+// planned.
+type GitSource struct {
+	// URL is http://, https:// or ssh:// (or user@host:path).
+	URL    string `json:"url"`
+	Branch string `json:"branch,omitempty"`
+	Tag    string `json:"tag,omitempty"`
+	// Commit pins one revision: 40 hex digits.
+	Commit string `json:"commit,omitempty"`
+	// Path is the directory inside the repository; empty means its root.
+	Path string `json:"path,omitempty"`
+	// SecretRef names a Secret in the Release's namespace with the
+	// credentials: username and password (or bearerToken) for HTTP(S);
+	// identity (a private key) and known_hosts for SSH. Never logged.
+	SecretRef *corev1.LocalObjectReference `json:"secretRef,omitempty"`
+}
+
+// Policy approves plans that stay within it, without a person.
+type Policy struct {
+	// Actions are the plan actions it allows: create, update, adopt,
+	// replace, delete. A plan with any other changed step waits for a
+	// person.
+	Actions []string `json:"actions"`
+	// MaxObjects, when above zero, is the most objects a plan may change.
+	MaxObjects int32 `json:"maxObjects,omitempty"`
+}
+
+// The condition types of ReleaseStatus.Conditions.
+const (
+	// ConditionReady: the source's latest revision is applied and its
+	// checks passed.
+	ConditionReady = "Ready"
+	// ConditionReconciling: a revision is being fetched, planned or
+	// applied.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled: the controller cannot go on without a change to
+	// the Release, the source or the cluster; the message says which.
+	ConditionStalled = "Stalled"
+	// ConditionApprovalRequired: a plan waits for its hash in
+	// spec.approve.
+	ConditionApprovalRequired = "ApprovalRequired"
+	// ConditionChecksPassed: the checks of the last run passed.
+	ConditionChecksPassed = "ChecksPassed"
+)
+
+// The values of ReleaseStatus.State: one word for the printer column.
+const (
+	StateFetching         = "Fetching"
+	StateApprovalRequired = "ApprovalRequired"
+	StateApplying         = "Applying"
+	StateReady            = "Ready"
+	StateFailed           = "Failed"
+	StateStalled          = "Stalled"
+	StateSuspended        = "Suspended"
+)
+
+// ReleaseStatus is what the controller last saw and did.
+type ReleaseStatus struct {
+	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
+	Conditions         []metav1.Condition `json:"conditions,omitempty"`
+	// State is one word summing up the conditions (the State column).
+	State string `json:"state,omitempty"`
+	// SourceRevision is the source's latest revision: a digest
+	// (sha256:...) or a commit, with the tag or branch it came from.
+	SourceRevision string `json:"sourceRevision,omitempty"`
+	// Plan is the plan of the source's latest revision against the
+	// cluster, waiting for approval or applied.
+	Plan *PlanSummary `json:"plan,omitempty"`
+	// AppliedRevision is the source revision of the last finished run.
+	AppliedRevision string `json:"appliedRevision,omitempty"`
+	// AppliedPlan is the hash of the plan of the last finished run.
+	AppliedPlan string `json:"appliedPlan,omitempty"`
+	// Checks are the results of the last run's checks.
+	Checks []CheckResult `json:"checks,omitempty"`
+	// Runs are the newest runs the controller made, newest first, at
+	// most ten.
+	Runs []RunSummary `json:"runs,omitempty"`
+	// Signer is the controller's state signer line: add it to the
+	// state_signers of release.toml so laptops trust its runs.
+	Signer string `json:"signer,omitempty"`
+}
+
+// PlanSummary is a plan without its manifests: what a person approves.
+type PlanSummary struct {
+	Hash           string      `json:"hash"`
+	SourceRevision string      `json:"sourceRevision"`
+	PlannedAt      metav1.Time `json:"plannedAt"`
+	// Counts are the steps by action (create, update, no-op, ...).
+	Counts map[string]int32 `json:"counts,omitempty"`
+	// Changes are the steps that change something, at most 100.
+	Changes []Change `json:"changes,omitempty"`
+	// More counts the changing steps left out of Changes.
+	More int32 `json:"more,omitempty"`
+	// ApprovedBy says who approved it: "spec.approve" or "policy";
+	// empty while it waits.
+	ApprovedBy string `json:"approvedBy,omitempty"`
+	// PolicyRefused says why the Policy did not approve it.
+	PolicyRefused string `json:"policyRefused,omitempty"`
+}
+
+// Change is one object a plan changes, with the paths of its changed
+// fields (never a value: a Secret's data shows only its path).
+type Change struct {
+	Action    string   `json:"action"`
+	Kind      string   `json:"kind"`
+	Namespace string   `json:"namespace,omitempty"`
+	Name      string   `json:"name"`
+	Fields    []string `json:"fields,omitempty"`
+}
+
+// CheckResult is one check of a run.
+type CheckResult struct {
+	Name    string `json:"name"`
+	Passed  bool   `json:"passed"`
+	Message string `json:"message,omitempty"`
+}
+
+// RunSummary is one run the controller made.
+type RunSummary struct {
+	ID             string       `json:"id"`
+	Revision       int32        `json:"revision,omitempty"`
+	Phase          string       `json:"phase"`
+	Plan           string       `json:"plan"`
+	SourceRevision string       `json:"sourceRevision"`
+	Started        metav1.Time  `json:"started"`
+	Finished       *metav1.Time `json:"finished,omitempty"`
+	Message        string       `json:"message,omitempty"`
+}
