@@ -1,0 +1,50 @@
+package controller
+
+import (
+	"io"
+	"time"
+)
+
+// Options configure a controller. Kubeconfig and Context name how it
+// reaches its cluster: inside a pod, InClusterKubeconfig writes such a file
+// from the pod's ServiceAccount.
+type Options struct {
+	Kubeconfig string
+	Context    string
+	// Namespace is the controller's own namespace: its Lease for leader
+	// election and its signing key live there.
+	Namespace string
+	// ServiceAccount is the controller's own ServiceAccount in Namespace:
+	// a Release's target namespace must bind it to DeployerRole.
+	ServiceAccount string
+	// WorkDir holds fetched revisions and each release's state cache; it
+	// may be emptied at any time (an emptyDir).
+	WorkDir string
+	// StateKeyFile is the controller's state signing key (PEM PKCS#8
+	// ed25519), which signs the runs it pushes to shared state.
+	StateKeyFile string
+	// MetricsAddr and ProbeAddr are the listen addresses of the Prometheus
+	// metrics and of /healthz and /readyz; "0" turns one off.
+	MetricsAddr string
+	ProbeAddr   string
+	// LeaderElection runs reconcilers only in the replica holding the
+	// Lease LeaderElectionID in Namespace.
+	LeaderElection bool
+	// Identity names this replica in leader election and logs; empty
+	// means the host name.
+	Identity string
+	// DefaultInterval is a Release's interval when its spec gives none.
+	DefaultInterval time.Duration
+	// Log receives the controller's log lines; nil means standard error.
+	Log io.Writer
+}
+
+// LeaderElectionID is the name of the Lease the replicas elect a leader
+// with, in Options.Namespace.
+const LeaderElectionID = "piceli-controller"
+
+// DeployerRole is the ClusterRole a namespace binds, with a RoleBinding in
+// that namespace, to the controller's ServiceAccount to let Releases write
+// there. Without that RoleBinding a Release targeting the namespace is
+// refused, so creating a Release never widens anyone's rights.
+const DeployerRole = "piceli-deployer"
