@@ -3,6 +3,9 @@ package controller
 import (
 	"io"
 	"time"
+
+	"github.com/pynenc/piceli/api/v1alpha1"
+	"github.com/pynenc/piceli/controller/source"
 )
 
 // Options configure a controller. Kubeconfig and Context name how it
@@ -37,6 +40,9 @@ type Options struct {
 	DefaultInterval time.Duration
 	// Log receives the controller's log lines; nil means standard error.
 	Log io.Writer
+	// Sources builds a Release's source from its spec and the data of the
+	// Secret it names; nil means source.New with default bounds.
+	Sources func(v1alpha1.Source, source.Credentials) (source.Source, error)
 }
 
 // LeaderElectionID is the name of the Lease the replicas elect a leader

@@ -3,9 +3,132 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	ctrlcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/pynenc/piceli/api/v1alpha1"
+	"github.com/pynenc/piceli/internal/signer"
 )
 
-// Run starts the controller and blocks until ctx ends.
+// Run starts the controller and blocks until ctx ends: a controller-runtime
+// manager with one work queue of Releases, leader election (when asked),
+// probes and metrics. Only the leader reconciles.
 func Run(ctx context.Context, o Options) error {
-	return errors.New("controller: not built yet")
+	if err := o.check(); err != nil {
+		return err
+	}
+	key, err := signer.Load(o.StateKeyFile)
+	if err != nil {
+		return fmt.Errorf("state signing key: %w", err)
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: o.Context}).ClientConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig %s, context %s: %w", o.Kubeconfig, o.Context, err)
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	log := logger(o.Log)
+	ctrl.SetLogger(log)
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                        scheme,
+		Logger:                        log,
+		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddr},
+		HealthProbeBindAddress:        o.ProbeAddr,
+		LeaderElection:                o.LeaderElection,
+		LeaderElectionID:              LeaderElectionID,
+		LeaderElectionNamespace:       o.Namespace,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	r := &Reconciler{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Options: o,
+		Signer:  key.Signer(signerName(o)).String(),
+		Events:  eventSink{rec: mgr.GetEventRecorder("piceli-controller")},
+		Metrics: NewMetrics(metrics.Registry),
+		NewSource: o.Sources,
+	}
+	err = builder.ControllerManagedBy(mgr).
+		For(&v1alpha1.Release{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Named("release").
+		WithOptions(ctrlcontroller.Options{MaxConcurrentReconciles: 4}).
+		Complete(r)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(logWriter(o.Log), "piceli-controller %s in namespace %s; state signer: %s\n", o.Identity, o.Namespace, r.Signer)
+	return mgr.Start(ctx)
+}
+
+// check refuses options the controller cannot run with.
+func (o *Options) check() error {
+	switch {
+	case o.Kubeconfig == "" || o.Context == "":
+		return errors.New("a kubeconfig file and context are required")
+	case o.Namespace == "":
+		return errors.New("the controller's namespace is required (--namespace or $POD_NAMESPACE)")
+	case o.ServiceAccount == "":
+		return errors.New("the controller's ServiceAccount is required")
+	case o.WorkDir == "":
+		return errors.New("a work directory is required")
+	case o.StateKeyFile == "":
+		return errors.New("a state signing key file is required")
+	}
+	if o.Identity == "" {
+		o.Identity, _ = os.Hostname()
+	}
+	return os.MkdirAll(o.WorkDir, 0o700)
+}
+
+// signerName names the controller's state signer line.
+func signerName(o Options) string {
+	return "piceli-controller@" + o.Namespace
+}
+
+func logWriter(w io.Writer) io.Writer {
+	if w == nil {
+		return os.Stderr
+	}
+	return w
+}
+
+// logger writes controller-runtime's log lines, one per line, to w.
+func logger(w io.Writer) logr.Logger {
+	out := logWriter(w)
+	return funcr.New(func(prefix, args string) {
+		if prefix != "" {
+			fmt.Fprintln(out, prefix+": "+args)
+			return
+		}
+		fmt.Fprintln(out, args)
+	}, funcr.Options{})
 }

@@ -1,0 +1,52 @@
+package controller
+
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/pynenc/piceli/api/v1alpha1"
+)
+
+// eventSink records Kubernetes Events on Releases. Messages are built by
+// the controller from plans, runs and errors, none of which carries a
+// secret value.
+type eventSink struct {
+	rec recorder.EventRecorder // nil records nothing
+
+	mu   sync.Mutex
+	last map[types.UID]string // the last "once" event per Release
+}
+
+func (e *eventSink) normal(rel *v1alpha1.Release, reason, msg string) {
+	e.record(rel, corev1.EventTypeNormal, reason, msg)
+}
+
+func (e *eventSink) warn(rel *v1alpha1.Release, reason, msg string) {
+	e.record(rel, corev1.EventTypeWarning, reason, msg)
+}
+
+// once records a Normal event unless it is the one the Release got last
+// from once: a plan waiting for approval is announced once, not every
+// interval.
+func (e *eventSink) once(rel *v1alpha1.Release, reason, msg string) {
+	e.mu.Lock()
+	if e.last == nil {
+		e.last = map[types.UID]string{}
+	}
+	seen := e.last[rel.UID] == reason+msg
+	e.last[rel.UID] = reason + msg
+	e.mu.Unlock()
+	if !seen {
+		e.normal(rel, reason, msg)
+	}
+}
+
+func (e *eventSink) record(rel *v1alpha1.Release, typ, reason, msg string) {
+	if e == nil || e.rec == nil {
+		return
+	}
+	e.rec.Eventf(rel, nil, typ, reason, reason, "%s", bound(msg, 1024))
+}

@@ -1,0 +1,252 @@
+package controller_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/pynenc/piceli/api/v1alpha1"
+	"github.com/pynenc/piceli/controller"
+	"github.com/pynenc/piceli/controller/source"
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
+	"github.com/pynenc/piceli/internal/signer"
+)
+
+// dirSource is a source whose revisions are the files a test writes: its
+// revision is the SHA-256 of the files, and Fetch copies them.
+type dirSource struct {
+	mu    sync.Mutex
+	files map[string]string
+}
+
+func (d *dirSource) set(files map[string]string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.files = files
+}
+
+func (d *dirSource) snapshot() map[string]string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := map[string]string{}
+	for k, v := range d.files {
+		out[k] = v
+	}
+	return out
+}
+
+func (d *dirSource) Resolve(context.Context) (source.Revision, error) {
+	files := d.snapshot()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%s\x00", n, files[n])
+	}
+	return source.Revision{ID: "sha256:" + hex.EncodeToString(h.Sum(nil)), Ref: "test"}, nil
+}
+
+func (d *dirSource) Fetch(_ context.Context, rev source.Revision, dir string) (*source.Content, error) {
+	for n, body := range d.snapshot() {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(body), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return &source.Content{Revision: rev, Files: dir}, nil
+}
+
+// harness is a controller running in the test process against the
+// sandbox, as the one in a pod does against its cluster.
+type harness struct {
+	sb     *sandboxtest.Sandbox
+	client client.Client
+	ns     string // the controller's namespace
+	src    *dirSource
+	signer string
+	log    *syncBuffer
+}
+
+// startController installs the CRD, starts a controller for the test and
+// returns it; it stops with the test.
+func startController(t *testing.T) *harness {
+	t.Helper()
+	sb := sandboxtest.Cluster(t)
+	h := &harness{sb: sb, ns: sb.Namespace(t), src: &dirSource{}, log: &syncBuffer{}}
+	h.client = newClient(t, sb)
+	installCRD(t, h.client)
+	dir := t.TempDir()
+	key, _, err := signer.LoadOrCreate(filepath.Join(dir, "state.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.signer = key.Signer("piceli-controller@" + h.ns).String()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- controller.Run(ctx, controller.Options{
+			Kubeconfig: sb.Kubeconfig, Context: sb.Context, Namespace: h.ns, ServiceAccount: "piceli-controller",
+			WorkDir: filepath.Join(dir, "work"), StateKeyFile: filepath.Join(dir, "state.key"),
+			MetricsAddr: "0", ProbeAddr: "0", DefaultInterval: 2 * time.Second, Log: h.log,
+			Sources: func(v1alpha1.Source, source.Credentials) (source.Source, error) { return h.src, nil },
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("controller: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("controller log:\n%s", h.log.String())
+		}
+	})
+	return h
+}
+
+func newClient(t *testing.T, sb *sandboxtest.Sandbox) client.Client {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.New(sb.RESTConfig, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// installCRD creates the Release CRD (or leaves the one there) and waits
+// until it is served.
+func installCRD(t *testing.T, c client.Client) {
+	t.Helper()
+	ctx := sandboxtest.Context(t, time.Minute)
+	crd := v1alpha1.CRD()
+	if err := c.Create(ctx, crd); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the Release CRD is established", func() bool {
+		var got apiextensionsv1.CustomResourceDefinition
+		if c.Get(ctx, types.NamespacedName{Name: crd.Name}, &got) != nil {
+			return false
+		}
+		for _, cond := range got.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// grantDeployer binds the deployer role in ns to the harness's controller.
+func (h *harness) grantDeployer(t *testing.T, ns string, annotations map[string]string) {
+	t.Helper()
+	rb := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "piceli-deployer", Namespace: ns, Annotations: annotations},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: controller.DeployerRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "piceli-controller", Namespace: h.ns}},
+	}
+	if err := h.client.Create(sandboxtest.Context(t, 30*time.Second), rb); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createRelease creates a Release named name in ns.
+func (h *harness) createRelease(t *testing.T, ns, name string, spec v1alpha1.ReleaseSpec) {
+	t.Helper()
+	if spec.Source.OCI == nil && spec.Source.Git == nil {
+		spec.Source.OCI = &v1alpha1.OCISource{URL: "oci://127.0.0.1:1/test", Tag: "latest"}
+	}
+	if spec.Interval.Duration == 0 {
+		spec.Interval = metav1.Duration{Duration: 2 * time.Second}
+	}
+	rel := &v1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: spec}
+	if err := h.client.Create(sandboxtest.Context(t, 30*time.Second), rel); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// release reads the Release ns/name.
+func (h *harness) release(t *testing.T, ns, name string) *v1alpha1.Release {
+	t.Helper()
+	var rel v1alpha1.Release
+	if err := h.client.Get(sandboxtest.Context(t, 30*time.Second), types.NamespacedName{Namespace: ns, Name: name}, &rel); err != nil {
+		t.Fatal(err)
+	}
+	return &rel
+}
+
+// waitFor polls the Release until ok says so, and returns it.
+func (h *harness) waitFor(t *testing.T, ns, name, what string, ok func(*v1alpha1.Release) bool) *v1alpha1.Release {
+	t.Helper()
+	var last *v1alpha1.Release
+	eventually(t, 60*time.Second, what, func() bool {
+		last = h.release(t, ns, name)
+		return ok(last)
+	})
+	return last
+}
+
+// approve writes hash into the Release's spec.approve, as
+// `piceli controller approve` does.
+func (h *harness) approve(t *testing.T, ns, name, hash string) {
+	t.Helper()
+	if err := controller.Approve(sandboxtest.Context(t, 30*time.Second), h.client, types.NamespacedName{Namespace: ns, Name: name}, hash); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eventually(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s did not happen", d, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.b)
+}
+
+func (h *harness) approveErr(t *testing.T, ns, name, hash string) error {
+	t.Helper()
+	return controller.Approve(sandboxtest.Context(t, 30*time.Second), h.client, types.NamespacedName{Namespace: ns, Name: name}, hash)
+}

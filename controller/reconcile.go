@@ -1,0 +1,242 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/pynenc/piceli/api/v1alpha1"
+	"github.com/pynenc/piceli/controller/source"
+	"github.com/pynenc/piceli/plan"
+	"github.com/pynenc/piceli/refusal"
+	"github.com/pynenc/piceli/release"
+)
+
+// Reconciler delivers Releases: it resolves each Release's source to a
+// revision, plans it with package release against the live cluster,
+// reports the plan in status and applies it once approved by hash or by
+// the Release's policy.
+type Reconciler struct {
+	Client  client.Client // cached reads of Releases, writes of their status
+	Reader  client.Reader // uncached reads: RoleBindings, credentials Secrets
+	Options Options
+	Signer  string // the controller's state signer line
+	Events  eventSink
+	Metrics *Metrics
+	// NewSource builds a Release's source; nil means source.New.
+	NewSource func(v1alpha1.Source, source.Credentials) (source.Source, error)
+}
+
+// lockRetry is how soon a Release whose Lease another writer holds is
+// tried again.
+const lockRetry = 15 * time.Second
+
+// Reconcile handles one Release.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	start := time.Now()
+	var rel v1alpha1.Release
+	if err := r.Client.Get(ctx, req.NamespacedName, &rel); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	st := newStatus(&rel, r.Signer)
+	res, err := r.deliver(ctx, &rel, st)
+	r.Metrics.reconciled(time.Since(start), err)
+	if perr := r.writeStatus(ctx, req.NamespacedName, st); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	return res, nil
+}
+
+// deliver is one pass over rel: everything it decides goes into st.
+func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *status) (reconcile.Result, error) {
+	every := r.interval(rel)
+	if rel.Spec.Suspend {
+		st.suspended()
+		return reconcile.Result{}, nil
+	}
+	if reason, err := r.permitted(ctx, rel); err != nil || reason != "" {
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		st.stalled("NotPermitted", reason)
+		r.Events.warn(rel, "NotPermitted", reason)
+		return reconcile.Result{RequeueAfter: every}, nil
+	}
+	content, err := r.fetch(ctx, rel, st)
+	if err != nil {
+		return r.failed(rel, st, "SourceFailed", err, every)
+	}
+	rl, err := r.open(rel, content)
+	if err != nil {
+		return r.failed(rel, st, "SpecRefused", err, every)
+	}
+	if done, err := r.resumeInterrupted(ctx, rel, rl, st); done || err != nil {
+		if err != nil {
+			return r.failed(rel, st, "ResumeFailed", err, every)
+		}
+		return reconcile.Result{Requeue: true}, nil
+	}
+	p, err := rl.Plan(ctx, release.PlanOptions{})
+	if err != nil {
+		return r.failed(rel, st, "PlanFailed", err, every)
+	}
+	r.Metrics.planned(p.Changed())
+	st.planned(p, content.Revision, r.approvedBy(rel, p))
+	if rel.Spec.Policy != nil && st.Plan.ApprovedBy == "" {
+		st.Plan.PolicyRefused = PolicyRefuses(rel.Spec.Policy, p)
+	}
+	r.history(ctx, rl, st)
+	if !p.Changed() {
+		st.upToDate(content.Revision.String(), p.Hash)
+		return reconcile.Result{RequeueAfter: every}, nil
+	}
+	if st.Plan.ApprovedBy == "" {
+		st.awaitingApproval(p)
+		r.Events.once(rel, "ApprovalRequired", fmt.Sprintf("plan %s of %s waits for approval: %s", p.ShortHash(), content.Revision, p.Summary()))
+		return reconcile.Result{RequeueAfter: every}, nil
+	}
+	return r.apply(ctx, rel, rl, p, content.Revision, st)
+}
+
+// fetch resolves rel's source and fetches that revision.
+func (r *Reconciler) fetch(ctx context.Context, rel *v1alpha1.Release, st *status) (*source.Content, error) {
+	creds, err := r.credentials(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	newSource := r.NewSource
+	if newSource == nil {
+		newSource = func(s v1alpha1.Source, c source.Credentials) (source.Source, error) {
+			return source.New(s, c, source.Options{})
+		}
+	}
+	src, err := newSource(rel.Spec.Source, creds)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := src.Resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.SourceRevision = rev.String()
+	ws, err := workspaceOf(r.Options.WorkDir, rel.Namespace, rel.Name)
+	if err != nil {
+		return nil, err
+	}
+	return ws.fetch(ctx, src, rev)
+}
+
+// credentials reads the Secret rel's source names, in rel's namespace.
+func (r *Reconciler) credentials(ctx context.Context, rel *v1alpha1.Release) (source.Credentials, error) {
+	ref := secretRefOf(rel.Spec.Source)
+	if ref == "" {
+		return nil, nil
+	}
+	var s corev1.Secret
+	if err := r.Reader.Get(ctx, types.NamespacedName{Namespace: rel.Namespace, Name: ref}, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &source.SpecError{Field: "spec.source.secretRef", Reason: fmt.Sprintf("Secret %s/%s does not exist", rel.Namespace, ref)}
+		}
+		return nil, fmt.Errorf("read the source's Secret %s/%s: %w", rel.Namespace, ref, err)
+	}
+	return source.Credentials(s.Data), nil
+}
+
+func secretRefOf(s v1alpha1.Source) string {
+	switch {
+	case s.OCI != nil && s.OCI.SecretRef != nil:
+		return s.OCI.SecretRef.Name
+	case s.Git != nil && s.Git.SecretRef != nil:
+		return s.Git.SecretRef.Name
+	}
+	return ""
+}
+
+// open writes rel's release spec for content and opens it.
+func (r *Reconciler) open(rel *v1alpha1.Release, c *source.Content) (*release.Release, error) {
+	ws, err := workspaceOf(r.Options.WorkDir, rel.Namespace, rel.Name)
+	if err != nil {
+		return nil, err
+	}
+	path, err := ws.writeSpec(r.Options, rel, c, r.Signer)
+	if err != nil {
+		return nil, err
+	}
+	return release.Open(path, release.Options{
+		Log: r.Options.Log, CacheDir: ws.dir + "/cache", StateKeyFile: r.Options.StateKeyFile,
+		Artifact: c.Artifact, InCluster: true,
+	})
+}
+
+// resumeInterrupted continues the release's latest run when its holder
+// died in the middle (a replica killed while applying): the other replica
+// finishes it through the journal, so no approved write is lost or made
+// twice. done says a run was resumed.
+func (r *Reconciler) resumeInterrupted(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, st *status) (bool, error) {
+	rep, err := rl.Run(ctx, "")
+	if err != nil || rep.Run == nil || rep.Run.Phase != release.PhaseInterrupted {
+		return false, err
+	}
+	r.Events.normal(rel, "Resuming", fmt.Sprintf("run %s was interrupted (%s); resuming it", rep.Run.ID, rep.Run.Holder))
+	res, err := rl.Resume(ctx, release.RunOptions{})
+	r.ran(rel, st, res, err, rep.Run.Plan, st.SourceRevision)
+	return true, err
+}
+
+// apply runs the approved plan p.
+func (r *Reconciler) apply(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, p *plan.Plan, rev source.Revision, st *status) (reconcile.Result, error) {
+	r.Events.normal(rel, "Applying", fmt.Sprintf("applying plan %s of %s, approved by %s", p.ShortHash(), rev, st.Plan.ApprovedBy))
+	res, err := rl.Apply(ctx, p.Hash, release.RunOptions{})
+	r.ran(rel, st, res, err, p.Hash, rev.String())
+	r.history(ctx, rl, st)
+	var held *release.LockHeldError
+	switch {
+	case errors.As(err, &held):
+		st.reconciling("LockHeld", err.Error())
+		return reconcile.Result{RequeueAfter: lockRetry}, nil
+	case err != nil && refusal.Is(err):
+		// A stale plan: the next pass plans again.
+		st.reconciling("PlanStale", err.Error())
+		return reconcile.Result{Requeue: true}, nil
+	case err != nil:
+		return reconcile.Result{RequeueAfter: r.interval(rel)}, nil
+	}
+	st.applied(rev.String(), p.Hash)
+	st.runChecks(ctx, rl, res.Run)
+	return reconcile.Result{RequeueAfter: r.interval(rel)}, nil
+}
+
+// failed records err on st: a refusal or a source that cannot be used
+// stalls the Release until something changes; anything else is retried.
+func (r *Reconciler) failed(rel *v1alpha1.Release, st *status, reason string, err error, every time.Duration) (reconcile.Result, error) {
+	var spec *source.SpecError
+	msg := err.Error()
+	r.Events.warn(rel, reason, msg)
+	if refusal.Is(err) || errors.As(err, &spec) {
+		st.stalled(reason, msg)
+		return reconcile.Result{RequeueAfter: every}, nil
+	}
+	st.reconciling(reason, msg)
+	return reconcile.Result{RequeueAfter: every}, nil
+}
+
+// interval is rel's interval, or the default.
+func (r *Reconciler) interval(rel *v1alpha1.Release) time.Duration {
+	if d := rel.Spec.Interval.Duration; d > 0 {
+		return d
+	}
+	if r.Options.DefaultInterval > 0 {
+		return r.Options.DefaultInterval
+	}
+	return time.Minute
+}
