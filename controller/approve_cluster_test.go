@@ -39,7 +39,7 @@ func (h *harness) configMap(t *testing.T, ns, name string) (*corev1.ConfigMap, b
 }
 
 func TestControllerAppliesARevisionOnlyAfterItsHashIsApproved(t *testing.T) {
-	h := startController(t)
+	h := startController(t, 0)
 	ns := h.ns
 	h.grantDeployer(t, ns, nil)
 	h.src.set(configMaps("one", "two"))

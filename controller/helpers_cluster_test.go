@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -79,18 +80,23 @@ func (d *dirSource) Fetch(_ context.Context, rev source.Revision, dir string) (*
 type harness struct {
 	sb     *sandboxtest.Sandbox
 	client client.Client
-	ns     string // the controller's namespace
+	ns     string   // the controller's namespace
+	others []string // more namespaces the controller watches
 	src    *dirSource
 	signer string
 	log    *syncBuffer
 }
 
-// startController installs the CRD, starts a controller for the test and
-// returns it; it stops with the test.
-func startController(t *testing.T) *harness {
+// startController installs the CRD, starts a controller for the test,
+// watching its own namespace and others more, and returns it; it stops
+// with the test.
+func startController(t *testing.T, others int) *harness {
 	t.Helper()
 	sb := sandboxtest.Cluster(t)
 	h := &harness{sb: sb, ns: sb.Namespace(t), src: &dirSource{}, log: &syncBuffer{}}
+	for range others {
+		h.others = append(h.others, sb.Namespace(t))
+	}
 	h.client = newClient(t, sb)
 	installCRD(t, h.client)
 	dir := t.TempDir()
@@ -105,6 +111,7 @@ func startController(t *testing.T) *harness {
 		done <- controller.Run(ctx, controller.Options{
 			Kubeconfig: sb.Kubeconfig, Context: sb.Context, Namespace: h.ns, ServiceAccount: "piceli-controller",
 			WorkDir: filepath.Join(dir, "work"), StateKeyFile: filepath.Join(dir, "state.key"),
+			Namespaces:  append([]string{h.ns}, h.others...),
 			MetricsAddr: "0", ProbeAddr: "0", DefaultInterval: 2 * time.Second, Log: h.log,
 			Sources: func(v1alpha1.Source, source.Credentials) (source.Source, error) { return h.src, nil },
 		})
@@ -249,4 +256,14 @@ func (s *syncBuffer) String() string {
 func (h *harness) approveErr(t *testing.T, ns, name, hash string) error {
 	t.Helper()
 	return controller.Approve(sandboxtest.Context(t, 30*time.Second), h.client, types.NamespacedName{Namespace: ns, Name: name}, hash)
+}
+
+// secretCount counts the Secrets in ns.
+func (h *harness) secretCount(t *testing.T, ns string) int {
+	t.Helper()
+	var list corev1.SecretList
+	if err := h.client.List(sandboxtest.Context(t, 30*time.Second), &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	return len(list.Items)
 }

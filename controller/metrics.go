@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,7 +17,8 @@ type Metrics struct {
 	runs     *prometheus.CounterVec
 }
 
-// NewMetrics registers the controller's metrics with reg.
+// NewMetrics registers the controller's metrics with reg. A collector reg
+// already has (a second controller in one process) is shared.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		passes: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -33,8 +35,25 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "piceli_controller_runs_total", Help: "Runs of approved plans, by outcome (finished, failed, stopped, compensated, lock-held, refused).",
 		}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.passes, m.duration, m.plans, m.runs)
+	m.passes = register(reg, m.passes)
+	m.duration = register(reg, m.duration)
+	m.plans = register(reg, m.plans)
+	m.runs = register(reg, m.runs)
 	return m
+}
+
+// register registers c with reg, or returns the equal collector reg has.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var dup prometheus.AlreadyRegisteredError
+		if errors.As(err, &dup) {
+			if existing, ok := dup.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		panic(err)
+	}
+	return c
 }
 
 func (m *Metrics) reconciled(d time.Duration, err error) {

@@ -40,6 +40,9 @@ type Options struct {
 	DefaultInterval time.Duration
 	// Log receives the controller's log lines; nil means standard error.
 	Log io.Writer
+	// Namespaces, when set, are the only namespaces whose Releases this
+	// controller reconciles (one controller per tenant); empty means all.
+	Namespaces []string
 	// Sources builds a Release's source from its spec and the data of the
 	// Secret it names; nil means source.New with default bounds.
 	Sources func(v1alpha1.Source, source.Credentials) (source.Source, error)

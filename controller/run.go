@@ -12,8 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	ctrlcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -60,6 +62,7 @@ func Run(ctx context.Context, o Options) error {
 		LeaderElectionID:              LeaderElectionID,
 		LeaderElectionNamespace:       o.Namespace,
 		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cacheOptions(o.Namespaces),
 	})
 	if err != nil {
 		return err
@@ -80,13 +83,25 @@ func Run(ctx context.Context, o Options) error {
 	err = builder.ControllerManagedBy(mgr).
 		For(&v1alpha1.Release{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("release").
-		WithOptions(ctrlcontroller.Options{MaxConcurrentReconciles: 4}).
+		WithOptions(ctrlcontroller.Options{MaxConcurrentReconciles: 4, SkipNameValidation: ptr.To(true)}).
 		Complete(r)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(logWriter(o.Log), "piceli-controller %s in namespace %s; state signer: %s\n", o.Identity, o.Namespace, r.Signer)
 	return mgr.Start(ctx)
+}
+
+// cacheOptions watches only namespaces, when it names any.
+func cacheOptions(namespaces []string) cache.Options {
+	if len(namespaces) == 0 {
+		return cache.Options{}
+	}
+	o := cache.Options{DefaultNamespaces: map[string]cache.Config{}}
+	for _, ns := range namespaces {
+		o.DefaultNamespaces[ns] = cache.Config{}
+	}
+	return o
 }
 
 // check refuses options the controller cannot run with.
