@@ -10,28 +10,34 @@ import (
 	"github.com/pynenc/piceli/api/v1alpha1"
 )
 
-// eventSink records Kubernetes Events on Releases. Messages are built by
+// EventSink records Kubernetes Events on Releases. Messages are built by
 // the controller from plans, runs and errors, none of which carries a
-// secret value.
-type eventSink struct {
+// secret value. A nil *EventSink records nothing.
+type EventSink struct {
 	rec recorder.EventRecorder // nil records nothing
 
 	mu   sync.Mutex
 	last map[types.UID]string // the last "once" event per Release
 }
 
-func (e *eventSink) normal(rel *v1alpha1.Release, reason, msg string) {
+// NewEventSink records through rec.
+func NewEventSink(rec recorder.EventRecorder) *EventSink { return &EventSink{rec: rec} }
+
+func (e *EventSink) normal(rel *v1alpha1.Release, reason, msg string) {
 	e.record(rel, corev1.EventTypeNormal, reason, msg)
 }
 
-func (e *eventSink) warn(rel *v1alpha1.Release, reason, msg string) {
+func (e *EventSink) warn(rel *v1alpha1.Release, reason, msg string) {
 	e.record(rel, corev1.EventTypeWarning, reason, msg)
 }
 
 // once records a Normal event unless it is the one the Release got last
 // from once: a plan waiting for approval is announced once, not every
 // interval.
-func (e *eventSink) once(rel *v1alpha1.Release, reason, msg string) {
+func (e *EventSink) once(rel *v1alpha1.Release, reason, msg string) {
+	if e == nil {
+		return
+	}
 	e.mu.Lock()
 	if e.last == nil {
 		e.last = map[types.UID]string{}
@@ -44,7 +50,7 @@ func (e *eventSink) once(rel *v1alpha1.Release, reason, msg string) {
 	}
 }
 
-func (e *eventSink) record(rel *v1alpha1.Release, typ, reason, msg string) {
+func (e *EventSink) record(rel *v1alpha1.Release, typ, reason, msg string) {
 	if e == nil || e.rec == nil {
 		return
 	}

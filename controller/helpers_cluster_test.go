@@ -219,7 +219,7 @@ func (h *harness) waitFor(t *testing.T, ns, name, what string, ok func(*v1alpha1
 // `piceli controller approve` does.
 func (h *harness) approve(t *testing.T, ns, name, hash string) {
 	t.Helper()
-	if err := controller.Approve(sandboxtest.Context(t, 30*time.Second), h.client, types.NamespacedName{Namespace: ns, Name: name}, hash); err != nil {
+	if _, err := controller.Approve(sandboxtest.Context(t, 30*time.Second), h.client, types.NamespacedName{Namespace: ns, Name: name}, hash); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -255,7 +255,8 @@ func (s *syncBuffer) String() string {
 
 func (h *harness) approveErr(t *testing.T, ns, name, hash string) error {
 	t.Helper()
-	return controller.Approve(sandboxtest.Context(t, 30*time.Second), h.client, types.NamespacedName{Namespace: ns, Name: name}, hash)
+	_, err := controller.Approve(sandboxtest.Context(t, 30*time.Second), h.client, types.NamespacedName{Namespace: ns, Name: name}, hash)
+	return err
 }
 
 // secretCount counts the Secrets in ns.

@@ -28,7 +28,7 @@ type Reconciler struct {
 	Reader  client.Reader // uncached reads: RoleBindings, credentials Secrets
 	Options Options
 	Signer  string // the controller's state signer line
-	Events  eventSink
+	Events  *EventSink
 	Metrics *Metrics
 	// NewSource builds a Release's source; nil means source.New.
 	NewSource func(v1alpha1.Source, source.Credentials) (source.Source, error)

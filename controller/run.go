@@ -76,7 +76,7 @@ func Run(ctx context.Context, o Options) error {
 	r := &Reconciler{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Options: o,
 		Signer:    key.Signer(signerName(o)).String(),
-		Events:    eventSink{rec: mgr.GetEventRecorder("piceli-controller")},
+		Events:    NewEventSink(mgr.GetEventRecorder("piceli-controller")),
 		Metrics:   NewMetrics(metrics.Registry),
 		NewSource: o.Sources,
 	}

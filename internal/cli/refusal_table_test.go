@@ -20,6 +20,7 @@ var argsOf = map[string][]string{
 	"state export":           {"--out", "exports", "--passphrase-file", passphraseFile},
 	"state migrate":          {"cluster"},
 	"promote":                {"--from", "staging", "--to", "prod"},
+	"controller approve":     {"ns/app", "0123456789ab"},
 	"sandbox load":           {"image.tar"},
 	"observe forward-save":   {"api"},
 	"observe forward-delete": {"api"},

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/pynenc/piceli/api/v1alpha1"
+	"github.com/pynenc/piceli/controller"
+	"github.com/pynenc/piceli/plan"
+)
+
+// controllerTarget is the cluster flags of the controller's commands.
+type controllerTarget struct{ clusterFlags }
+
+func (f *controllerTarget) target() controller.Target {
+	return controller.Target{Kubeconfig: f.kubeconfig, Context: f.context, AllowExec: f.allowExec}
+}
+
+func newControllerApproveCmd() *cobra.Command {
+	var f controllerTarget
+	var output string
+	cmd := &cobra.Command{
+		Use:   "approve NAMESPACE/NAME HASH --kubeconfig F --context C [-o json]",
+		Short: "Approve the plan a Release waits on, by its hash",
+		Long: `Approve the plan the Release shows in its status, by writing its hash into
+the Release's spec.approve. HASH is the full hash or its first 12 to 64
+lower-case hex digits. A hash that is not the plan the Release waits on is
+refused (exit 2) and nothing is written.
+
+The controller then applies exactly that plan within one interval, if the
+source and the cluster still give it; a plan that changed has another hash
+and waits for its own approval.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key, err := controller.ParseName(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := controller.Connect(cmd.Context(), f.target())
+			if err != nil {
+				return err
+			}
+			a, err := controller.Approve(cmd.Context(), c, key, args[1])
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, a)
+			}
+			cmd.Printf("approved plan %s of release %s/%s (source %s); the controller applies it within one interval\n", plan.ShortHash(a.Plan), a.Namespace, a.Name, a.Source)
+			return nil
+		},
+	}
+	f.register(cmd)
+	outputFlag(cmd, &output)
+	return cmd
+}
+
+func newControllerStatusCmd() *cobra.Command {
+	var f controllerTarget
+	var output, namespace string
+	cmd := &cobra.Command{
+		Use:   "status [NAMESPACE/NAME] --kubeconfig F --context C [--namespace N] [-o json]",
+		Short: "Show the Releases the controller delivers: source, plan, state and runs",
+		Long: `Show the Releases of the cluster (or of --namespace), or one Release in
+detail: its source revision, the plan waiting for approval with its changes
+(field paths, never values), its conditions, checks and latest runs.
+Read-only.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := ""
+			if len(args) == 1 {
+				key, err := controller.ParseName(args[0])
+				if err != nil {
+					return err
+				}
+				namespace, name = key.Namespace, key.Name
+			}
+			c, err := controller.Connect(cmd.Context(), f.target())
+			if err != nil {
+				return err
+			}
+			doc, err := controller.Statuses(cmd.Context(), c, namespace, name)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, doc)
+			}
+			if name != "" {
+				printReleaseDetail(cmd, doc.Releases[0])
+				return nil
+			}
+			printReleaseTable(cmd, doc.Releases)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", usageNamespace+"Releases (default: all)")
+	outputFlag(cmd, &output)
+	return cmd
+}
+
+func printReleaseTable(cmd *cobra.Command, rels []controller.ReleaseReport) {
+	if len(rels) == 0 {
+		cmd.Println("no Releases")
+		return
+	}
+	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tSTATE\tSOURCE\tPLAN\tAPPLIED")
+	for _, r := range rels {
+		hash := ""
+		if r.Status.Plan != nil {
+			hash = plan.ShortHash(r.Status.Plan.Hash)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Name, dash(r.Status.State), dash(r.Status.SourceRevision), dash(hash), dash(r.Status.AppliedRevision))
+	}
+	tw.Flush()
+}
+
+func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
+	st := r.Status
+	cmd.Printf("release %s/%s: %s\n", r.Namespace, r.Name, dash(st.State))
+	cmd.Printf("source:  %s\n", r.Source)
+	cmd.Printf("latest:  %s\n", dash(st.SourceRevision))
+	cmd.Printf("applied: %s\n", dash(st.AppliedRevision))
+	if p := st.Plan; p != nil {
+		who := p.ApprovedBy
+		if who == "" {
+			who = "nobody yet"
+		}
+		cmd.Printf("plan:    %s (approved by %s)\n", p.Hash, who)
+		if p.PolicyRefused != "" {
+			cmd.Printf("         the policy does not approve it: %s\n", p.PolicyRefused)
+		}
+		for _, c := range p.Changes {
+			cmd.Printf("  %-8s %s %s\n", c.Action, objectName(c), strings.Join(c.Fields, ", "))
+		}
+		if p.More > 0 {
+			cmd.Printf("  … and %d more\n", p.More)
+		}
+	}
+	for _, typ := range []string{v1alpha1.ConditionReady, v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled, v1alpha1.ConditionApprovalRequired, v1alpha1.ConditionChecksPassed} {
+		if c := meta.FindStatusCondition(st.Conditions, typ); c != nil {
+			cmd.Printf("%-16s %-5s %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+	for _, c := range st.Checks {
+		mark := "passed"
+		if !c.Passed {
+			mark = "FAILED " + c.Message
+		}
+		cmd.Printf("check %s: %s\n", c.Name, mark)
+	}
+	for _, run := range st.Runs {
+		fin := ""
+		if run.Finished != nil {
+			fin = run.Finished.Local().Format(time.DateTime)
+		}
+		cmd.Printf("run %d %s %s plan %s %s\n", run.Revision, run.ID, run.Phase, plan.ShortHash(run.Plan), fin)
+	}
+	if st.Signer != "" {
+		cmd.Printf("controller signer (add to state_signers): %s\n", st.Signer)
+	}
+}
+
+func objectName(c v1alpha1.Change) string {
+	if c.Namespace == "" {
+		return c.Kind + "/" + c.Name
+	}
+	return c.Kind + "/" + c.Namespace + "/" + c.Name
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
