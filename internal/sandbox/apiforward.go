@@ -37,8 +37,9 @@ const APIForwardPort = 6443
 // dials that address (as rest.InClusterConfig does) needs no server name.
 const APIServerName = "kubernetes"
 
-// apiForwarderName is the forwarder's own component name.
-const apiForwarderName = "api-forwarder"
+// APIForwarderName is the API forwarder's own component name, as `sandbox
+// status` lists it.
+const APIForwarderName = "api-forwarder"
 
 // maxForwardConns bounds the connections the forwarder copies at once; it
 // closes further ones at once.
@@ -49,7 +50,7 @@ const forwardDialTimeout = 5 * time.Second
 
 // apiForwarderReadyFile is where the forwarder says it listens.
 func (l Layout) apiForwarderReadyFile() string {
-	return filepath.Join(l.OwnDir(), apiForwarderName+".ready")
+	return filepath.Join(l.OwnDir(), APIForwarderName+".ready")
 }
 
 // checkForward refuses a forwarder that would listen anywhere but an IPv4
@@ -192,17 +193,18 @@ func (s *Sandbox) startAPIForwarder(ctx context.Context, n realNode, st nodeStat
 		stepf(s.opts.Progress, "no agent command: pods on %s cannot reach the API server", RealNodeName)
 		return nil
 	}
+	start := time.Now()
 	subnet, err := netip.ParsePrefix(st.Subnet)
 	if err != nil {
 		return fmt.Errorf("pods' subnet %q: %w", st.Subnet, err)
 	}
 	cfg, err := RESTConfig(s.layout.kwokKubeconfig(), "")
 	if err != nil {
-		return fmt.Errorf("start %s: %w", apiForwarderName, err)
+		return fmt.Errorf("start %s: %w", APIForwarderName, err)
 	}
 	target, err := apiServerAddr(cfg.Host)
 	if err != nil {
-		return fmt.Errorf("start %s: %w", apiForwarderName, err)
+		return fmt.Errorf("start %s: %w", APIForwarderName, err)
 	}
 	st.APIForward = netip.AddrPortFrom(bridgeAddress(subnet).Addr(), APIForwardPort).String()
 	if err := writeNodeState(n, st); err != nil {
@@ -210,19 +212,20 @@ func (s *Sandbox) startAPIForwarder(ctx context.Context, n realNode, st nodeStat
 	}
 	ready := s.layout.apiForwarderReadyFile()
 	if err := os.Remove(ready); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("start %s: %w", apiForwarderName, err)
+		return fmt.Errorf("start %s: %w", APIForwarderName, err)
 	}
 	opts := AgentOptions{Kubeconfig: s.layout.kwokKubeconfig(), VolumeDir: s.layout.VolumeDir(),
 		ReadyFile: ready, APIForward: st.APIForward, APIForwardTo: target}
-	pid, err := s.startOwn(ownComponent{Name: apiForwarderName, Path: s.opts.Agent[0],
+	pid, err := s.startOwn(ownComponent{Name: APIForwarderName, Path: s.opts.Agent[0],
 		Args: append(slices.Clone(s.opts.Agent[1:]), opts.args()...)})
 	if err != nil {
 		return err
 	}
-	if err := s.waitOwnReady(ctx, apiForwarderName, pid, ready); err != nil {
+	if err := s.waitOwnReady(ctx, APIForwarderName, pid, ready); err != nil {
 		return err
 	}
-	stepf(s.opts.Progress, "pods reach the API server at https://%s (forwarded to %s)", st.APIForward, target)
+	stepf(s.opts.Progress, "pods reach the API server at https://%s (forwarded to %s; forwarder started in %s)",
+		st.APIForward, target, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -270,7 +270,7 @@ func (s *Sandbox) stopRealNode(ctx context.Context) error {
 	}
 	n = n.as(st)
 	stepf(s.opts.Progress, "stop the real node %s", RealNodeName)
-	if err := s.stopOwnNamed(ctx, apiForwarderName); err != nil {
+	if err := s.stopOwnNamed(ctx, APIForwarderName); err != nil {
 		return err
 	}
 	if err := s.stopOwnNamed(ctx, componentKubelet); err != nil {
