@@ -27,7 +27,7 @@ import (
 // certificate with its ServiceAccount's ca.crt.
 
 // APIForwardPort is the port the API forwarder listens on, at the bridge's
-// host address (the pods' /24 holds nothing else of the host's).
+// host address, which belongs to this sandbox alone.
 const APIForwardPort = 6443
 
 // APIServerName is a name the API server's serving certificate carries (kwokctl
