@@ -53,12 +53,17 @@ func (s *Sandbox) startAgent(ctx context.Context) error {
 	return s.waitOwnReady(ctx, AgentName, pid, ready)
 }
 
+// readyPoll is how often waitOwnReady looks for a ready file: a stat, so
+// often enough that a component ready in milliseconds (the API forwarder)
+// costs Up no more.
+const readyPoll = 20 * time.Millisecond
+
 // waitOwnReady polls for the ready file while the own component name
 // (pid) runs.
 func (s *Sandbox) waitOwnReady(ctx context.Context, name string, pid int, ready string) error {
 	ctx, cancel := context.WithTimeout(ctx, agentStartTimeout)
 	defer cancel()
-	tick := time.NewTicker(pollInterval)
+	tick := time.NewTicker(readyPoll)
 	defer tick.Stop()
 	for {
 		if _, err := os.Stat(ready); err == nil {
