@@ -237,6 +237,9 @@ func printSandboxStatus(w io.Writer, st sandbox.Status, output string) error {
 	}
 	if r := st.RealNode; r != nil {
 		fmt.Fprintf(w, "  real node %s: containerd %s, bridge %s (%s), cgroup %s\n", r.Name, r.Containerd, r.Bridge, r.Subnet, r.CgroupRoot)
+		if r.APIServer != "" {
+			fmt.Fprintf(w, "  API server for pods: %s (TLS server name %s)\n", r.APIServer, r.APIServerName)
+		}
 	}
 	if e := st.Egress; e != nil {
 		fmt.Fprintf(w, "  egress proxy: %d allowed, %d refused (recently refused: %s)\n", e.Allowed, e.Refused, strings.Join(e.RecentRefused, ", "))

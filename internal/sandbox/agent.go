@@ -44,11 +44,18 @@ type AgentOptions struct {
 	// NodeState is the real node's state file, whose pods' subnet the
 	// egress proxy allows besides loopback; "" allows loopback only.
 	NodeState string
+	// APIForward, when set, makes this process the real node's API
+	// forwarder and nothing else: it listens on this address (the bridge's
+	// host address and APIForwardPort) and forwards every connection to
+	// APIForwardTo, the API server's loopback address, then creates
+	// ReadyFile. No controllers, no egress proxy.
+	APIForward   string
+	APIForwardTo string
 }
 
 // RegisterFlags declares opts' fields as flags of fs: --kubeconfig,
 // --volume-dir, --no-load-balancer, --ready-file, --egress-socket,
-// --egress-stats and --node-state.
+// --egress-stats, --node-state, --api-forward and --api-forward-to.
 func (o *AgentOptions) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "the sandbox's kubeconfig file")
 	fs.StringVar(&o.VolumeDir, "volume-dir", "", "directory that holds the provisioned volumes")
@@ -57,6 +64,8 @@ func (o *AgentOptions) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.EgressSocket, "egress-socket", "", "unix socket to serve the API server's egress proxy on")
 	fs.StringVar(&o.EgressStats, "egress-stats", "", "file counting what the egress proxy allowed and refused")
 	fs.StringVar(&o.NodeState, "node-state", "", "the real node's state file, whose pods' subnet the egress proxy allows")
+	fs.StringVar(&o.APIForward, "api-forward", "", "run only the real node's API forwarder, listening on this bridge address:port")
+	fs.StringVar(&o.APIForwardTo, "api-forward-to", "", "the API server's loopback address:port the API forwarder forwards to")
 }
 
 // args is opts as the flags RegisterFlags declares.
@@ -70,6 +79,7 @@ func (o AgentOptions) args() []string {
 	}
 	for _, f := range []struct{ flag, value string }{
 		{"--egress-socket", o.EgressSocket}, {"--egress-stats", o.EgressStats}, {"--node-state", o.NodeState},
+		{"--api-forward", o.APIForward}, {"--api-forward-to", o.APIForwardTo},
 	} {
 		if f.value != "" {
 			args = append(args, f.flag, f.value)
@@ -95,6 +105,11 @@ func (o AgentOptions) Validate() error {
 			problems = append(problems, fmt.Sprintf("%s %q: want an absolute path", f.flag, f.value))
 		}
 	}
+	if o.APIForward != "" || o.APIForwardTo != "" {
+		if err := checkForward(o.APIForward, o.APIForwardTo); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
@@ -108,10 +123,14 @@ func (o AgentOptions) Validate() error {
 // 127.0.0.1. With EgressSocket it first serves the API server's egress
 // proxy there, its only socket, which dials loopback addresses and the
 // real node's pods only. Otherwise it dials only the API server. It
-// returns nil when ctx ends after a clean start.
+// returns nil when ctx ends after a clean start. With APIForward it is the
+// real node's API forwarder instead, and only that.
 func RunAgent(ctx context.Context, opts AgentOptions) error {
 	if err := opts.Validate(); err != nil {
 		return fmt.Errorf("sandbox agent: %w", err)
+	}
+	if opts.APIForward != "" {
+		return runAPIForward(ctx, opts)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -50,25 +50,31 @@ func (s *Sandbox) startAgent(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.waitAgentReady(ctx, pid, ready)
+	return s.waitOwnReady(ctx, AgentName, pid, ready)
 }
 
-// waitAgentReady polls for the ready file while the agent runs.
-func (s *Sandbox) waitAgentReady(ctx context.Context, pid int, ready string) error {
+// readyPoll is how often waitOwnReady looks for a ready file: a stat, so
+// often enough that a component ready in milliseconds (the API forwarder)
+// costs Up no more.
+const readyPoll = 20 * time.Millisecond
+
+// waitOwnReady polls for the ready file while the own component name
+// (pid) runs.
+func (s *Sandbox) waitOwnReady(ctx context.Context, name string, pid int, ready string) error {
 	ctx, cancel := context.WithTimeout(ctx, agentStartTimeout)
 	defer cancel()
-	tick := time.NewTicker(pollInterval)
+	tick := time.NewTicker(readyPoll)
 	defer tick.Stop()
 	for {
 		if _, err := os.Stat(ready); err == nil {
 			return nil
 		}
 		if !alive(pid) {
-			return fmt.Errorf("%s (pid %d) exited while starting:\n%s", AgentName, pid, s.ownLogTail(AgentName))
+			return fmt.Errorf("%s (pid %d) exited while starting:\n%s", name, pid, s.ownLogTail(name))
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("wait for %s (pid %d) to start: %w\n%s", AgentName, pid, context.Cause(ctx), s.ownLogTail(AgentName))
+			return fmt.Errorf("wait for %s (pid %d) to start: %w\n%s", name, pid, context.Cause(ctx), s.ownLogTail(name))
 		case <-tick.C:
 		}
 	}

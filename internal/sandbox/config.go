@@ -32,6 +32,10 @@ type kwokctlOptions struct {
 	KubeSchedulerBinary         string   `json:"kubeSchedulerBinary"`
 	KubectlBinary               string   `json:"kubectlBinary"`
 	KwokControllerBinary        string   `json:"kwokControllerBinary"`
+	// KubeApiserverCertSANs are names and addresses kwokctl adds to the
+	// API server's serving certificate, beside its own (localhost,
+	// 127.0.0.1, kubernetes, …).
+	KubeApiserverCertSANs []string `json:"kubeApiserverCertSANs,omitempty"`
 }
 
 type componentPatch struct {
@@ -60,8 +64,10 @@ func clientRate(component string) componentPatch {
 // followed by stages as further YAML documents. kwokctl loads only those
 // stages once any is given, so they must include kwok's defaults (see
 // sandboxStages). kube-apiserver reads the egress selector configuration
-// egressConfig (see EgressConfig) unless it is "".
-func renderConfig(bins Binaries, stages []stage, egressConfig string) ([]byte, error) {
+// egressConfig (see EgressConfig) unless it is "". Its serving
+// certificate also carries certSANs (the real node's bridge address, which
+// the pods dial: see APIForwardPort).
+func renderConfig(bins Binaries, stages []stage, egressConfig string, certSANs ...string) ([]byte, error) {
 	cfg := kwokctlConfig{
 		APIVersion: "config.kwok.x-k8s.io/v1alpha1",
 		Kind:       "KwokctlConfiguration",
@@ -76,6 +82,7 @@ func renderConfig(bins Binaries, stages []stage, egressConfig string) ([]byte, e
 			KubeSchedulerBinary:         bins.Path(BinKubeScheduler),
 			KubectlBinary:               bins.Path(BinKubectl),
 			KwokControllerBinary:        bins.Path(BinKwok),
+			KubeApiserverCertSANs:       certSANs,
 		},
 		ComponentsPatches: []componentPatch{{
 			Name: "kwok-controller",

@@ -18,7 +18,10 @@
 // kwok plays every kubelet but one: a sandbox started with
 // Options.RealNode also has RealNodeName, a kubelet with Debian's containerd
 // and runc whose pods really run (see realnode.go), on a bridge with no way
-// off the machine; Load imports images into it. On kwok's nodes, by default
+// off the machine; Load imports images into it. Its pods reach the API
+// server through the API forwarder (see apiforward.go), which the agent's
+// executable runs on the bridge's host address alone, leading only to the
+// API server (RealNodeInfo.APIServer, APIServerEnv). On kwok's nodes, by default
 // a pod becomes Running and Ready as soon as it is scheduled. A pod annotated SimulateAnnotation
 // (piceli.dev/kwok-simulate) never starts instead:
 //

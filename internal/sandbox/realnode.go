@@ -118,6 +118,9 @@ type nodeState struct {
 	// (see realNode.run); Down removes it. "" for a node started before
 	// runtime directories, whose sockets are in its own directory.
 	RuntimeDir string `json:"runtimeDir,omitempty"`
+	// APIForward is where the API forwarder listens for the pods (the
+	// bridge's host address and APIForwardPort); "" when none was started.
+	APIForward string `json:"apiForward,omitempty"`
 }
 
 // readNodeState returns the sandbox's real-node state, or false when it has
@@ -206,16 +209,23 @@ func (s *Sandbox) startRealNode(ctx context.Context) error {
 	if err := s.registerRealNode(ctx, n); err != nil {
 		return err
 	}
+	if err := s.startAPIForwarder(ctx, n, st); err != nil {
+		return err
+	}
 	stepf(s.opts.Progress, "real node %s registered in %s", RealNodeName, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 
-// recordHost chooses the pods' subnet and writes the node state, with the
-// host values it will change, before anything is changed.
+// recordHost takes the pods' subnet create chose (or chooses one) and
+// writes the node state, with the host values it will change, before
+// anything is changed.
 func (s *Sandbox) recordHost(n realNode) (nodeState, error) {
-	subnet, err := chooseSubnet(n.id)
-	if err != nil {
-		return nodeState{}, err
+	subnet := s.subnet
+	if !subnet.IsValid() {
+		var err error
+		if subnet, err = chooseSubnet(n.id); err != nil {
+			return nodeState{}, err
+		}
 	}
 	sysctls, err := readSysctls(kubeletSysctls)
 	if err != nil {
@@ -260,6 +270,9 @@ func (s *Sandbox) stopRealNode(ctx context.Context) error {
 	}
 	n = n.as(st)
 	stepf(s.opts.Progress, "stop the real node %s", RealNodeName)
+	if err := s.stopOwnNamed(ctx, APIForwarderName); err != nil {
+		return err
+	}
 	if err := s.stopOwnNamed(ctx, componentKubelet); err != nil {
 		return err
 	}
@@ -340,6 +353,14 @@ type RealNodeInfo struct {
 	// volumes). Down removes it. It is Dir for a node started by an older
 	// piceli.
 	RuntimeDir string `json:"runtimeDir"`
+	// APIServer is the API server's URL for the node's pods,
+	// https://BRIDGE-ADDRESS:APIForwardPort, served by the API forwarder
+	// (see APIServerEnv); "" when the node has none.
+	APIServer string `json:"apiServer,omitempty"`
+	// APIServerName is a TLS server name the API server's certificate
+	// carries (APIServerName), for pods' clients that dial APIServer by
+	// another name; "" when the node has no forwarder.
+	APIServerName string `json:"apiServerName,omitempty"`
 }
 
 // RealNode describes the sandbox's real node; false when it has none.
@@ -350,8 +371,10 @@ func (s *Sandbox) RealNode() (RealNodeInfo, bool, error) {
 		return RealNodeInfo{}, false, err
 	}
 	n = n.as(st)
+	api, name := apiServerForPods(st)
 	return RealNodeInfo{Name: RealNodeName, Containerd: n.containerdSocket(), Bridge: st.Bridge,
-		Subnet: st.Subnet, CgroupRoot: st.CgroupRoot, Dir: n.dir, RuntimeDir: n.run}, true, nil
+		Subnet: st.Subnet, CgroupRoot: st.CgroupRoot, Dir: n.dir, RuntimeDir: n.run,
+		APIServer: api, APIServerName: name}, true, nil
 }
 
 // realNodeOf is RealNode for Up, which was asked for one or not: a running

@@ -17,7 +17,8 @@ import (
 )
 
 // With a real node, every listener the sandbox opens is still on loopback,
-// the kubelet's and containerd's included, every node address is loopback,
+// the kubelet's and containerd's included, but the API forwarder's, which
+// is on the bridge's host address alone, every node address is loopback,
 // and a pod has no default route (IPv4 or IPv6): its only route is the
 // bridge's subnet, its only name server (if any) its own loopback, the host
 // routes nothing else to the bridge, and IP forwarding is as it was.
@@ -30,9 +31,13 @@ func TestRealNodeIsLoopbackOnly(t *testing.T) {
 	ns := runNodeApp(t, r, 1)
 
 	st := status(t, sb)
+	bridgeIP := netip.MustParsePrefix(r.node.Subnet).Addr().Next()
 	for _, c := range st.Components {
-		assertLoopbackListener(t, c)
+		if c.Name != sandbox.APIForwarderName {
+			assertLoopbackListener(t, c)
+		}
 	}
+	assertForwarderListensOnlyOnBridge(t, st, bridgeIP)
 	names := pids(st)
 	if _, ok := names["kubelet"]; !ok || st.RealNode == nil || st.RealNode.Bridge != r.node.Bridge {
 		t.Fatalf("status = %+v; want the kubelet and containerd among the components and the real node described", st)
@@ -50,8 +55,10 @@ func TestRealNodeIsLoopbackOnly(t *testing.T) {
 			t.Errorf("Node/%s has addresses %v; want loopback ones only", nodes.Items[i].Name, nodes.Items[i].Status.Addresses)
 		}
 	}
-	if exposed := nonLoopbackListeners(t); !slices.Equal(exposed, exposedBefore) {
-		t.Errorf("host listeners off loopback = %v with the sandbox up, %v before", exposed, exposedBefore)
+	wantExposed := append(slices.Clone(exposedBefore), netip.AddrPortFrom(bridgeIP, sandbox.APIForwardPort).String())
+	slices.Sort(wantExposed)
+	if exposed := nonLoopbackListeners(t); !slices.Equal(exposed, wantExposed) {
+		t.Errorf("host listeners off loopback = %v with the sandbox up, %v before; want only the API forwarder's added", exposed, exposedBefore)
 	}
 
 	pod := podsOf(t, r.api, ns, "web")[0]

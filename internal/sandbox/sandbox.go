@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net/netip"
 	"os"
 	"time"
 )
@@ -53,6 +54,10 @@ type Sandbox struct {
 	layout Layout
 	bins   Binaries
 	opts   Options
+	// subnet is the real node's pods' subnet chosen by create, whose
+	// bridge address the API server's certificate carries; the zero
+	// Prefix until then.
+	subnet netip.Prefix
 }
 
 // Open resolves opts' defaults. It touches no process and creates no file.

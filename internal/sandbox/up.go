@@ -202,7 +202,11 @@ func (s *Sandbox) create(ctx context.Context) error {
 	if err := s.writeEgressConfig(); err != nil {
 		return err
 	}
-	cfg, err := renderConfig(s.bins, stages, s.layout.EgressConfig())
+	sans, err := s.choosePodSubnet()
+	if err != nil {
+		return err
+	}
+	cfg, err := renderConfig(s.bins, stages, s.layout.EgressConfig(), sans...)
 	if err != nil {
 		return err
 	}
@@ -212,6 +216,21 @@ func (s *Sandbox) create(ctx context.Context) error {
 	stepf(s.opts.Progress, "start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on %s", LoopbackIP)
 	return s.kwokctl(ctx, "create", "cluster", "--name", s.layout.Name, "--runtime", "binary",
 		"--config", s.layout.Config(), "--kubeconfig", "", "--wait", "60s")
+}
+
+// choosePodSubnet chooses, for a sandbox with a real node, the pods' subnet
+// before the API server's certificate is made, and returns the bridge's
+// address for the certificate to carry: pods dial the API forwarder there.
+func (s *Sandbox) choosePodSubnet() ([]string, error) {
+	if !s.opts.RealNode {
+		return nil, nil
+	}
+	subnet, err := chooseSubnet(s.layout.realNode().id)
+	if err != nil {
+		return nil, err
+	}
+	s.subnet = subnet
+	return []string{bridgeAddress(subnet).Addr().String()}, nil
 }
 
 // ready writes the kubeconfig, creates the nodes and waits until they are

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/pynenc/piceli/internal/sandbox"
 )
 
@@ -165,3 +167,22 @@ func StartRealNode(t testing.TB) *RealNode {
 type testLog struct{ t testing.TB }
 
 func (p testLog) Step(line string) { p.t.Log(line) }
+
+// APIServerEnv is the environment that points an in-cluster client in a
+// container on the real node at the API server (see
+// sandbox.RealNodeInfo.APIServerEnv): KUBERNETES_SERVICE_HOST and
+// KUBERNETES_SERVICE_PORT. The certificate carries that address; a client
+// dialling by name verifies sandbox.APIServerName. It fails the test when
+// the node has no API forwarder.
+func (r *RealNode) APIServerEnv(t testing.TB) []corev1.EnvVar {
+	t.Helper()
+	node, ok, err := r.Box.RealNode()
+	if err != nil || !ok {
+		t.Fatalf("RealNode() = %+v, %t, %v; want the real node", node, ok, err)
+	}
+	env := node.APIServerEnv()
+	if env == nil {
+		t.Fatalf("real node %+v has no API forwarder for its pods", node)
+	}
+	return env
+}

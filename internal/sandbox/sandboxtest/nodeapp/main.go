@@ -6,6 +6,10 @@
 //	                     request is logged to stdout
 //	nodeapp exit CODE    print a line and exit with CODE
 //	nodeapp cat FILE...  print files (for exec)
+//	nodeapp apicheck     call the API server as an in-cluster client, from
+//	                     KUBERNETES_SERVICE_HOST/PORT and the ServiceAccount's
+//	                     ca.crt and token, and print what it learnt (see
+//	                     apicheck); exit 1 when a call fails
 //
 // It must be built with CGO_ENABLED=0: the image holds nothing else.
 package main
@@ -24,7 +28,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: nodeapp serve ADDR | exit CODE | cat FILE...")
+		fail("usage: nodeapp serve ADDR | exit CODE | cat FILE... | apicheck")
 	}
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "serve":
@@ -33,6 +37,8 @@ func main() {
 		exit(args)
 	case "cat":
 		cat(args)
+	case "apicheck":
+		apicheck()
 	default:
 		fail("nodeapp: unknown command " + strconv.Quote(cmd))
 	}
