@@ -10,6 +10,7 @@
 //	                     KUBERNETES_SERVICE_HOST/PORT and the ServiceAccount's
 //	                     ca.crt and token, and print what it learnt (see
 //	                     apicheck); exit 1 when a call fails
+//	nodeapp registry ADDR  serve an OCI registry kept in memory on ADDR
 //
 // It must be built with CGO_ENABLED=0: the image holds nothing else.
 package main
@@ -28,7 +29,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: nodeapp serve ADDR | exit CODE | cat FILE... | apicheck")
+		fail("usage: nodeapp serve ADDR | exit CODE | cat FILE... | apicheck | registry ADDR")
 	}
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "serve":
@@ -39,6 +40,8 @@ func main() {
 		cat(args)
 	case "apicheck":
 		apicheck()
+	case "registry":
+		registryServe(args)
 	default:
 		fail("nodeapp: unknown command " + strconv.Quote(cmd))
 	}
