@@ -63,7 +63,9 @@ func TestALaptopAndTheControllerShareHistory(t *testing.T) {
 
 	h.src.set(configMaps("one"))
 	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{StateSigners: []string{laptopSigner}, Policy: &v1alpha1.Policy{Actions: []string{"create", "update"}}})
-	rel := h.waitFor(t, ns, "app", "revision 1 is applied", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateReady && len(r.Status.Runs) == 1 })
+	rel := h.waitFor(t, ns, "app", "revision 1 is applied", func(r *v1alpha1.Release) bool {
+		return r.Status.State == v1alpha1.StateReady && len(r.Status.Runs) == 1
+	})
 	controllerRun := rel.Status.Runs[0].ID
 
 	ctx := sandboxtest.Context(t, 2*time.Minute)
