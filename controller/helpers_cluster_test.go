@@ -83,8 +83,10 @@ type harness struct {
 	ns     string   // the controller's namespace
 	others []string // more namespaces the controller watches
 	src    *dirSource
+	custom source.Source // when set, the source of every Release
 	signer string
 	log    *syncBuffer
+	mu     sync.Mutex
 }
 
 // startController installs the CRD, starts a controller for the test,
@@ -113,7 +115,7 @@ func startController(t *testing.T, others int) *harness {
 			WorkDir: filepath.Join(dir, "work"), StateKeyFile: filepath.Join(dir, "state.key"),
 			Namespaces:  append([]string{h.ns}, h.others...),
 			MetricsAddr: "0", ProbeAddr: "0", DefaultInterval: 2 * time.Second, Log: h.log,
-			Sources: func(v1alpha1.Source, source.Credentials) (source.Source, error) { return h.src, nil },
+			Sources: func(v1alpha1.Source, source.Credentials) (source.Source, error) { return h.source(), nil },
 		})
 	}()
 	t.Cleanup(func() {
@@ -267,4 +269,20 @@ func (h *harness) secretCount(t *testing.T, ns string) int {
 		t.Fatal(err)
 	}
 	return len(list.Items)
+}
+
+// setSource makes s the source of every Release the harness serves.
+func (h *harness) setSource(s source.Source) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.custom = s
+}
+
+func (h *harness) source() source.Source {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.custom != nil {
+		return h.custom
+	}
+	return h.src
 }
