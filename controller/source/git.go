@@ -136,7 +136,7 @@ func (g *gitSource) Fetch(ctx context.Context, rev Revision, dir string) (*Conte
 	}
 	c, err := writeTree(ctx, commit, g.path, dir, g.opts)
 	if err != nil {
-		return nil, g.scrub.wrap(err)
+		return nil, g.scrub.wrap(errors.Join(err, emptyDir(dir)))
 	}
 	c.Revision = rev
 	return c, nil
@@ -170,7 +170,7 @@ func (g *gitSource) commit(ctx context.Context, id plumbing.Hash) (*object.Commi
 
 func (g *gitSource) clone(ctx context.Context, o *git.CloneOptions) (*git.Repository, error) {
 	o.URL, o.Auth, o.NoCheckout = g.spec.URL, g.auth, true
-	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, o)
+	repo, err := git.CloneContext(ctx, newBoundedStorage(g.opts.MaxBytes), nil, o)
 	if err != nil {
 		return nil, fmt.Errorf("clone %s: %w", stripURL(g.spec.URL), err)
 	}

@@ -426,10 +426,12 @@ func TestGitFetchIsBounded(t *testing.T) {
 	rev := source.Revision{ID: commit}
 	spec := v1alpha1.GitSource{URL: g.url(), Commit: commit}
 	for _, o := range []source.Options{{MaxBytes: 500}, {MaxFiles: 1}} {
-		_, err := gitSource(t, spec, nil, o).Fetch(t.Context(), rev, t.TempDir())
+		dir := t.TempDir()
+		_, err := gitSource(t, spec, nil, o).Fetch(t.Context(), rev, dir)
 		if err == nil || !strings.Contains(err.Error(), "bound") {
 			t.Errorf("Fetch with %+v = %v, want a refusal naming the bound", o, err)
 		}
+		assertEmpty(t, dir)
 	}
 	if files := fetchFiles(t, gitSource(t, spec, nil, source.Options{MaxBytes: 609, MaxFiles: 2}), rev); len(files) != 2 {
 		t.Errorf("Fetch at exactly the bounds wrote %s", keys(files))
@@ -458,10 +460,8 @@ func TestGitRefusesSymlinks(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "deploy/link.yaml is a symbolic link") {
 		t.Fatalf("Fetch of a tree with a symlink = %v, want a refusal naming it", err)
 	}
-	for name := range readTree(t, parent) {
-		if name != "out/app.yaml" {
-			t.Errorf("Fetch left %s", name)
-		}
+	if left := readTree(t, parent); len(left) != 0 {
+		t.Errorf("a refused Fetch left %s", keys(left))
 	}
 }
 
@@ -522,5 +522,27 @@ func TestGitPathWithAPublishedLayoutIsAnArtifact(t *testing.T) {
 	rev, _ = s.Resolve(t.Context())
 	if _, err := s.Fetch(t.Context(), rev, t.TempDir()); err == nil || !strings.Contains(err.Error(), "piceli publish") {
 		t.Errorf("Fetch of a tampered layout = %v, want a refusal", err)
+	}
+}
+
+// What a clone receives is bounded too, over HTTP as over SSH: a
+// repository whose pack is over MaxBytes is refused even when the big
+// file lies outside Path.
+func TestGitCloneIsBounded(t *testing.T) {
+	g := startGit(t, "", "")
+	noise := make([]byte, 4096)
+	if _, err := rand.Read(noise); err != nil {
+		t.Fatal(err)
+	}
+	commit := g.commit(t, map[string]string{"deploy/app.yaml": "v: 1\n", "assets/noise.bin": string(noise)})
+	for _, sel := range []v1alpha1.GitSource{{Branch: "main"}, {Commit: commit}} {
+		sel.URL, sel.Path = g.url(), "deploy"
+		_, err := gitSource(t, sel, nil, source.Options{MaxBytes: 2048}).Fetch(t.Context(), source.Revision{ID: commit}, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "more than 2048 bytes, the bound") {
+			t.Errorf("Fetch %+v of a 4 KiB pack bounded at 2 KiB = %v, want a refusal naming the bound", sel, err)
+		}
+		if files := fetchFiles(t, gitSource(t, sel, nil, source.Options{MaxBytes: 64 << 10}), source.Revision{ID: commit}); keys(files) != "app.yaml" {
+			t.Errorf("Fetch within the bound wrote %s", keys(files))
+		}
 	}
 }

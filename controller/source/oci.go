@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -140,7 +141,7 @@ func (o *ociSource) Fetch(ctx context.Context, rev Revision, dir string) (*Conte
 		return nil, o.scrub.wrap(fmt.Errorf("%s@%s is not a release written by piceli publish: %w", o.repo, rev.ID, err))
 	}
 	if err := publish.WriteLayout(dir, a, o.repo.RepositoryStr()); err != nil {
-		return nil, o.scrub.wrap(err)
+		return nil, o.scrub.wrap(errors.Join(err, emptyDir(dir)))
 	}
 	return &Content{Revision: rev, Artifact: dir}, nil
 }

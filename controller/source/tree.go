@@ -165,3 +165,18 @@ func (w *treeWriter) file(t *object.Tree, e object.TreeEntry, p string) error {
 	w.bytes += n
 	return nil
 }
+
+// emptyDir removes what a failed Fetch wrote into dir, which it was
+// given empty, so no partial revision is left to be mistaken for one.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
