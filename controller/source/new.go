@@ -24,8 +24,9 @@ const (
 // The zero value is valid.
 type Options struct {
 	// MaxBytes bounds what one Fetch reads: for OCI every response from
-	// the registry and the artifact's blobs in all; for Git the files
-	// written, in all. Zero means DefaultMaxBytes.
+	// the registry and the artifact's blobs in all; for Git the pack a
+	// clone receives (four times that once unpacked in memory) and the
+	// files written, in all. Zero means DefaultMaxBytes.
 	MaxBytes int64
 	// MaxFiles bounds the files one Git Fetch writes. Zero means
 	// DefaultMaxFiles.
@@ -110,7 +111,7 @@ func parseOCIURL(raw string, insecure bool) (name.Repository, error) {
 		opts = append(opts, name.Insecure)
 	}
 	repo, err := name.NewRepository(rest, opts...)
-	if err != nil || repo.RegistryStr() != host {
+	if err != nil || repo.RegistryStr() != host && !(isDockerHub(host) && isDockerHub(repo.RegistryStr())) {
 		return name.Repository{}, &SpecError{Field: field, Reason: "want oci://HOST[:PORT]/REPOSITORY with a lowercase repository name"}
 	}
 	return repo, nil

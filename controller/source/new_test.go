@@ -1,8 +1,13 @@
 package source_test
 
 import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/pynenc/piceli/api/v1alpha1"
 	"github.com/pynenc/piceli/controller/source"
@@ -31,6 +36,7 @@ func TestNewRefusesSpecsNamingTheField(t *testing.T) {
 		{"oci tag in url", oci(v1alpha1.OCISource{URL: repo + ":v1", Tag: "v1"}), "spec.source.oci.url"},
 		{"oci digest in url", oci(v1alpha1.OCISource{URL: repo + "@" + someDigest, Tag: "v1"}), "spec.source.oci.url"},
 		{"oci credentials in url", oci(v1alpha1.OCISource{URL: "oci://user:pw@registry.example/shop", Tag: "v1"}), "spec.source.oci.url"},
+		{"oci host without a dot or port", oci(v1alpha1.OCISource{URL: "oci://registry/shop", Tag: "v1"}), "spec.source.oci.url"},
 		{"oci uppercase repo", oci(v1alpha1.OCISource{URL: "oci://registry.example/Shop", Tag: "v1"}), "spec.source.oci.url"},
 		{"oci bad tag", oci(v1alpha1.OCISource{URL: repo, Tag: "v1/../x"}), "spec.source.oci.tag"},
 		{"oci bad semver", oci(v1alpha1.OCISource{URL: repo, SemVer: ">=banana"}), "spec.source.oci.semver"},
@@ -75,6 +81,8 @@ func TestNewAcceptsGoodSpecs(t *testing.T) {
 		{OCI: &v1alpha1.OCISource{URL: "oci://registry.example:5000/releases/shop", Tag: "v1.2.3"}},
 		{OCI: &v1alpha1.OCISource{URL: "oci://ghcr.io/acme/shop", SemVer: "~1.2"}},
 		{OCI: &v1alpha1.OCISource{URL: "oci://ghcr.io/acme/shop", Digest: someDigest}},
+		{OCI: &v1alpha1.OCISource{URL: "oci://docker.io/acme/shop", Tag: "v1"}},
+		{OCI: &v1alpha1.OCISource{URL: "oci://localhost:5000/shop", Tag: "v1"}},
 		{Git: &v1alpha1.GitSource{URL: "https://git.example/shop.git", Branch: "release/1.x", Path: "deploy/prod"}},
 		{Git: &v1alpha1.GitSource{URL: "http://gitea.gitea.svc:3000/shop.git", Tag: "v1.0.0", Path: "."}},
 		{Git: &v1alpha1.GitSource{URL: "https://git.example/shop.git", Commit: strings.Repeat("a1", 20)}},
@@ -82,5 +90,15 @@ func TestNewAcceptsGoodSpecs(t *testing.T) {
 		if _, err := source.New(src, nil, source.Options{}); err != nil {
 			t.Errorf("New(%+v): %v", src, err)
 		}
+	}
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := source.Credentials{"identity": pem.EncodeToMemory(block), "known_hosts": []byte("git.example ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n")}
+	src := v1alpha1.Source{Git: &v1alpha1.GitSource{URL: "git@git.example:acme/shop.git", Branch: "main"}}
+	if _, err := source.New(src, creds, source.Options{}); err != nil {
+		t.Errorf("New of an scp-like SSH URL: %v", err)
 	}
 }
