@@ -56,6 +56,7 @@ func newGit(s v1alpha1.GitSource, creds Credentials, opts Options) (*gitSource, 
 	if ssh {
 		g.auth, err = sshAuth(s.URL, creds)
 	} else {
+		installBoundedHTTP()
 		g.auth, err = httpAuth(creds)
 	}
 	if err != nil {
@@ -101,7 +102,7 @@ func (g *gitSource) Resolve(ctx context.Context) (Revision, error) {
 		return Revision{ID: g.spec.Commit}, nil
 	}
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{g.spec.URL}})
-	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: g.auth, PeelingOption: git.AppendPeeled})
+	refs, err := rem.ListContext(withBound(ctx, g.opts.MaxBytes), &git.ListOptions{Auth: g.auth, PeelingOption: git.AppendPeeled})
 	if err != nil {
 		return Revision{}, g.scrub.wrap(fmt.Errorf("list the references of %s: %w", stripURL(g.spec.URL), err))
 	}
@@ -170,7 +171,7 @@ func (g *gitSource) commit(ctx context.Context, id plumbing.Hash) (*object.Commi
 
 func (g *gitSource) clone(ctx context.Context, o *git.CloneOptions) (*git.Repository, error) {
 	o.URL, o.Auth, o.NoCheckout = g.spec.URL, g.auth, true
-	repo, err := git.CloneContext(ctx, newBoundedStorage(g.opts.MaxBytes), nil, o)
+	repo, err := git.CloneContext(withBound(ctx, g.opts.MaxBytes), newBoundedStorage(g.opts.MaxBytes), nil, o)
 	if err != nil {
 		return nil, fmt.Errorf("clone %s: %w", stripURL(g.spec.URL), err)
 	}

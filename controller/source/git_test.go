@@ -7,10 +7,12 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -378,6 +380,16 @@ func TestGitSSHWithKnownHosts(t *testing.T) {
 		t.Error("the server never saw the identity")
 	}
 
+	// Over SSH too the pack a clone receives is bounded.
+	noise := make([]byte, 4096)
+	rand.Read(noise)
+	big := g.commit(t, map[string]string{"assets/noise.bin": string(noise)})
+	bounded := gitSource(t, spec, source.Credentials{"identity": identity, "known_hosts": []byte(known)}, source.Options{MaxBytes: 2048})
+	_, err = bounded.Fetch(t.Context(), source.Revision{ID: big}, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "sends more than 2048 bytes, the bound") {
+		t.Errorf("Fetch over SSH of a 4 KiB pack bounded at 2 KiB = %v, want a refusal naming the bound", err)
+	}
+
 	// Another RSA key for the server's address, and the right key for
 	// another address: both are refused.
 	otherRSA, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -525,9 +537,9 @@ func TestGitPathWithAPublishedLayoutIsAnArtifact(t *testing.T) {
 	}
 }
 
-// What a clone receives is bounded too, over HTTP as over SSH: a
-// repository whose pack is over MaxBytes is refused even when the big
-// file lies outside Path.
+// What a clone receives over HTTP is bounded too: a repository whose
+// pack is over MaxBytes is refused even when the big file lies outside
+// Path. (TestGitSSHWithKnownHosts checks the same bound over SSH.)
 func TestGitCloneIsBounded(t *testing.T) {
 	g := startGit(t, "", "")
 	noise := make([]byte, 4096)
@@ -538,11 +550,40 @@ func TestGitCloneIsBounded(t *testing.T) {
 	for _, sel := range []v1alpha1.GitSource{{Branch: "main"}, {Commit: commit}} {
 		sel.URL, sel.Path = g.url(), "deploy"
 		_, err := gitSource(t, sel, nil, source.Options{MaxBytes: 2048}).Fetch(t.Context(), source.Revision{ID: commit}, t.TempDir())
-		if err == nil || !strings.Contains(err.Error(), "more than 2048 bytes, the bound") {
+		if err == nil || !strings.Contains(err.Error(), "2048 bytes") || !strings.Contains(err.Error(), "bound") {
 			t.Errorf("Fetch %+v of a 4 KiB pack bounded at 2 KiB = %v, want a refusal naming the bound", sel, err)
 		}
 		if files := fetchFiles(t, gitSource(t, sel, nil, source.Options{MaxBytes: 64 << 10}), source.Revision{ID: commit}); keys(files) != "app.yaml" {
 			t.Errorf("Fetch within the bound wrote %s", keys(files))
 		}
 	}
+}
+
+// A server that advertises references without end is cut off at the
+// bound: listing references over HTTP reads at most MaxBytes.
+func TestGitEndlessAdvertisementIsBounded(t *testing.T) {
+	const limit = 64 << 10
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
+		pkt := func(s string) bool {
+			n, err := fmt.Fprintf(w, "%04x%s", len(s)+4, s)
+			sent.Add(int64(n))
+			return err == nil
+		}
+		pkt("# service=git-upload-pack\n")
+		fmt.Fprint(w, "0000")
+		hash := strings.Repeat("1", 40)
+		pkt(hash + " HEAD\x00multi_ack side-band-64k ofs-delta\n")
+		for i := 0; sent.Load() < 16<<20 && pkt(fmt.Sprintf("%s refs/heads/b%08d\n", hash, i)); i++ {
+		}
+		fmt.Fprint(w, "0000")
+	}))
+	t.Cleanup(srv.Close)
+	s := gitSource(t, v1alpha1.GitSource{URL: srv.URL + "/repo.git", Branch: "main"}, nil, source.Options{MaxBytes: limit})
+	_, err := s.Resolve(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "bound") {
+		t.Fatalf("Resolve against an endless advertisement = %v, want a refusal naming the bound", err)
+	}
+	t.Logf("refused after the server wrote %d bytes: %v", sent.Load(), err)
 }

@@ -229,20 +229,21 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &boundedBody{rc: resp.Body, left: t.limit, host: req.URL.Host}
+	resp.Body = &boundedBody{rc: resp.Body, left: t.limit, limit: t.limit, host: req.URL.Host}
 	return resp, nil
 }
 
 // boundedBody fails a read past its bound instead of reading on.
 type boundedBody struct {
-	rc   io.ReadCloser
-	left int64
-	host string
+	rc    io.ReadCloser
+	left  int64
+	limit int64
+	host  string
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.left < 0 {
-		return 0, fmt.Errorf("a response from %s is over the bound of bytes", b.host)
+		return 0, fmt.Errorf("a response from %s is over the bound of %d bytes", b.host, b.limit)
 	}
 	if int64(len(p)) > b.left+1 {
 		p = p[:b.left+1]
@@ -250,7 +251,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.left -= int64(n)
 	if b.left < 0 {
-		return 0, fmt.Errorf("a response from %s is over the bound of bytes", b.host)
+		return 0, fmt.Errorf("a response from %s is over the bound of %d bytes", b.host, b.limit)
 	}
 	return n, err
 }
