@@ -31,6 +31,7 @@ import (
 	"github.com/pynenc/piceli/api/v1alpha1"
 	"github.com/pynenc/piceli/artifact"
 	"github.com/pynenc/piceli/controller/source"
+	"github.com/pynenc/piceli/internal/manifest"
 	"github.com/pynenc/piceli/publish"
 )
 
@@ -189,14 +190,15 @@ func keys(m map[string]string) string {
 func TestGitBranchTagAndCommitResolveAndFetch(t *testing.T) {
 	g := startGit(t, "", "")
 	first := g.commit(t, map[string]string{
-		"deploy/app.yaml":     "kind: ConfigMap # first\n",
-		"deploy/sub/db.json":  `{"kind":"Service"}`,
+		"deploy/app.yaml":     configMap("first"),
+		"deploy/sub/db.json":  `{"apiVersion":"v1","kind":"Service","metadata":{"name":"db","namespace":"shop"},"spec":{"ports":[{"port":5432}]}}`,
 		"deploy/README.md":    "not a manifest\n",
 		"deploy/run.sh":       "#!/bin/sh\n",
+		"deploy/.ci/lint.yml": "hidden: skipped\n",
 		"elsewhere/skip.yaml": "kind: Secret\n",
 	})
 	g.tag(t, "v1.0.0", first)
-	second := g.commit(t, map[string]string{"deploy/app.yaml": "kind: ConfigMap # second\n"})
+	second := g.commit(t, map[string]string{"deploy/app.yaml": configMap("second")})
 
 	cases := []struct {
 		spec    v1alpha1.GitSource
@@ -217,7 +219,16 @@ func TestGitBranchTagAndCommitResolveAndFetch(t *testing.T) {
 		if rev.ID != c.id || rev.Ref != c.ref {
 			t.Errorf("%+v: Resolve = %s, want %s@%s", c.spec, rev, c.ref, c.id)
 		}
-		files := fetchFiles(t, s, rev)
+		dir := t.TempDir()
+		content, err := s.Fetch(t.Context(), rev, dir)
+		if err != nil || content.Files != dir || content.Artifact != "" || content.Revision != rev {
+			t.Fatalf("%+v: Fetch = %+v, %v; want Files %s", c.spec, content, err, dir)
+		}
+		// What is written is what a files composition reads.
+		if objs, err := manifest.ReadDir(dir); err != nil || len(objs) != 2 {
+			t.Errorf("%+v: manifest.ReadDir of the fetched files = %d objects, %v; want 2", c.spec, len(objs), err)
+		}
+		files := readTree(t, dir)
 		if keys(files) != "app.yaml sub/db.json" {
 			t.Errorf("%+v: fetched %s, want app.yaml sub/db.json only", c.spec, keys(files))
 		}
@@ -586,4 +597,8 @@ func TestGitEndlessAdvertisementIsBounded(t *testing.T) {
 		t.Fatalf("Resolve against an endless advertisement = %v, want a refusal naming the bound", err)
 	}
 	t.Logf("refused after the server wrote %d bytes: %v", sent.Load(), err)
+}
+
+func configMap(value string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: shop\ndata:\n  commit: " + value + "\n"
 }

@@ -52,7 +52,7 @@ func writeTree(ctx context.Context, commit *object.Commit, p, dir string, o Opti
 		}
 		return &Content{Artifact: dir}, nil
 	}
-	w.only = isManifestFile
+	w.only = isManifestFile // and hidden files and directories skipped
 	if err := w.tree(root, ""); err != nil {
 		return nil, err
 	}
@@ -90,6 +90,9 @@ func (w *treeWriter) tree(t *object.Tree, rel string) error {
 		p := path.Join(rel, e.Name)
 		if !safeName(e.Name) {
 			return fmt.Errorf("%s: the tree holds an entry named %q, refused", w.base, e.Name)
+		}
+		if w.only != nil && strings.HasPrefix(e.Name, ".") {
+			continue // hidden, as a files composition skips them
 		}
 		switch {
 		case e.Mode == filemode.Dir:
