@@ -3,6 +3,8 @@ package source
 import (
 	"encoding/base64"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -37,7 +39,14 @@ func registryAuth(creds Credentials, host string) (authn.Authenticator, []string
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		return nil, nil, &SpecError{Field: field, Reason: "the Secret's " + DockerConfigKey + " is not a Docker config JSON document"}
 	}
-	for key, a := range cfg.Auths {
+	// An exact key first, then the others in order, so the same Secret
+	// always gives the same credentials.
+	keys := slices.Sorted(maps.Keys(cfg.Auths))
+	if i := slices.Index(keys, host); i > 0 {
+		keys[0], keys[i] = keys[i], keys[0]
+	}
+	for _, key := range keys {
+		a := cfg.Auths[key]
 		if registryHost(key) != host && !(isDockerHub(key) && isDockerHub(host)) {
 			continue
 		}

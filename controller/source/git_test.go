@@ -358,12 +358,12 @@ func TestGitSSHWithKnownHosts(t *testing.T) {
 	}
 	identity := pem.EncodeToMemory(block)
 	g.srv.KeyDir(keyDir).Auth("", "")
-	accepted := 0
+	var accepted atomic.Int32
 	g.srv.PublicKeyLookupFunc(func(content string) (*gitkit.PublicKey, error) {
 		if content != strings.TrimSpace(string(ssh.MarshalAuthorizedKey(clientKey))) {
 			return nil, fmt.Errorf("unknown key")
 		}
-		accepted++
+		accepted.Add(1)
 		return &gitkit.PublicKey{Id: "deployer"}, nil
 	})
 	if err := g.srv.ListenSSH(); err != nil {
@@ -387,7 +387,7 @@ func TestGitSSHWithKnownHosts(t *testing.T) {
 	if got := fetchFiles(t, s, rev)["app.yaml"]; got != "v: ssh\n" {
 		t.Errorf("fetched %q", got)
 	}
-	if accepted == 0 {
+	if accepted.Load() == 0 {
 		t.Error("the server never saw the identity")
 	}
 
