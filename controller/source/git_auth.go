@@ -4,11 +4,13 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/skeema/knownhosts"
+	"golang.org/x/crypto/ssh"
 )
 
 // The keys of a Git source's Secret.
@@ -69,7 +71,22 @@ func sshAuth(rawURL string, creds Credentials) (transport.AuthMethod, error) {
 	}
 	keys.HostKeyCallback = db.HostKeyCallback()
 	keys.HostKeyAlgorithms = db.HostKeyAlgorithms(net.JoinHostPort(ep.Host, strconv.Itoa(port)))
-	return keys, nil
+	return sshKeys{keys}, nil
+}
+
+// sshDialTimeout bounds the TCP connection to an SSH server: go-git
+// dials without the caller's context.
+const sshDialTimeout = 30 * time.Second
+
+// sshKeys are the identity and host key checks, with the dial bounded.
+type sshKeys struct{ *gitssh.PublicKeys }
+
+func (k sshKeys) ClientConfig() (*ssh.ClientConfig, error) {
+	c, err := k.PublicKeys.ClientConfig()
+	if err == nil {
+		c.Timeout = sshDialTimeout
+	}
+	return c, err
 }
 
 // knownHostsDB reads known_hosts data (the library reads files only: the
