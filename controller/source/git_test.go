@@ -23,6 +23,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/skeema/knownhosts"
@@ -601,4 +602,66 @@ func TestGitEndlessAdvertisementIsBounded(t *testing.T) {
 
 func configMap(value string) string {
 	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: shop\ndata:\n  commit: " + value + "\n"
+}
+
+// A repository crafted with tree entries named "..", or holding a
+// slash, cannot place a file outside dir: the entry is refused.
+func TestGitTreeEntryNamesCannotEscape(t *testing.T) {
+	g := startGit(t, "", "")
+	g.commit(t, map[string]string{"app.yaml": "v: 1\n"})
+	st := g.repo.Storer
+	put := func(o interface {
+		Encode(plumbing.EncodedObject) error
+	}, typ plumbing.ObjectType) plumbing.Hash {
+		t.Helper()
+		obj := st.NewEncodedObject()
+		obj.SetType(typ)
+		if err := o.Encode(obj); err != nil {
+			t.Fatal(err)
+		}
+		h, err := st.SetEncodedObject(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	blob := st.NewEncodedObject()
+	blob.SetType(plumbing.BlobObject)
+	w, _ := blob.Writer()
+	w.Write([]byte("kind: Evil\n"))
+	w.Close()
+	blobHash, err := st.SetEncodedObject(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := put(&object.Tree{Entries: []object.TreeEntry{{Name: "evil.yaml", Mode: filemode.Regular, Hash: blobHash}}}, plumbing.TreeObject)
+	for _, entry := range []object.TreeEntry{
+		{Name: "..", Mode: filemode.Dir, Hash: inner},
+		{Name: "../../escaped.yaml", Mode: filemode.Regular, Hash: blobHash},
+		{Name: "sub/../../escaped.yaml", Mode: filemode.Regular, Hash: blobHash},
+	} {
+		root := put(&object.Tree{Entries: []object.TreeEntry{entry}}, plumbing.TreeObject)
+		sig := object.Signature{Name: "t", Email: "t@example.invalid", When: time.Unix(1700000000, 0)}
+		commit := put(&object.Commit{Author: sig, Committer: sig, Message: "crafted", TreeHash: root}, plumbing.CommitObject)
+		if err := st.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName("crafted"), commit)); err != nil {
+			t.Fatal(err)
+		}
+		s := gitSource(t, v1alpha1.GitSource{URL: g.url(), Branch: "crafted"}, nil, source.Options{})
+		rev, err := s.Resolve(t.Context())
+		if err != nil || rev.ID != commit.String() {
+			t.Fatalf("Resolve = %s, %v; want %s", rev, err, commit)
+		}
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "a", "b")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Fetch(t.Context(), rev, dir)
+		if err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("Fetch of a tree entry %q = %v, want it refused", entry.Name, err)
+		}
+		if left := readTree(t, parent); len(left) != 0 {
+			t.Errorf("entry %q: Fetch wrote %s", entry.Name, keys(left))
+		}
+	}
 }
