@@ -98,7 +98,11 @@ func (o *ociSource) Resolve(ctx context.Context) (Revision, error) {
 
 func (o *ociSource) tagDigest(ctx context.Context, tag string) (string, error) {
 	ref := o.repo.Tag(tag)
-	desc, err := remote.Head(ref, o.remoteOptions(ctx)...)
+	if desc, err := remote.Head(ref, o.remoteOptions(ctx)...); err == nil {
+		return desc.Digest.String(), nil
+	}
+	// Some registries answer HEAD without the digest: ask with GET.
+	desc, err := remote.Get(ref, o.remoteOptions(ctx)...)
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", ref, err)
 	}

@@ -52,6 +52,17 @@ type testRegistry struct {
 	authOn   atomic.Bool
 	rewrite  atomic.Pointer[func(*http.Request)]
 	requests atomic.Int64
+	// headless answers HEAD without Docker-Content-Digest, as some
+	// registries do.
+	headless atomic.Bool
+}
+
+// noDigestHeader drops Docker-Content-Digest from a response.
+type noDigestHeader struct{ http.ResponseWriter }
+
+func (w noDigestHeader) WriteHeader(code int) {
+	w.Header().Del("Docker-Content-Digest")
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func startRegistry(t *testing.T, user, pass string) *testRegistry {
@@ -75,6 +86,9 @@ func startRegistry(t *testing.T, user, pass string) *testRegistry {
 		}
 		if f := r.rewrite.Load(); f != nil {
 			(*f)(req)
+		}
+		if req.Method == http.MethodHead && r.headless.Load() {
+			w = noDigestHeader{w}
 		}
 		inner.ServeHTTP(w, req)
 	}))
@@ -150,6 +164,12 @@ func TestOCITagResolvesToItsDigestAndFetchesIt(t *testing.T) {
 	if got := configValue(fetchRelease(t, s, rev)); got != "one" {
 		t.Errorf("fetched release carries %q, want one", got)
 	}
+	// A registry whose HEAD carries no digest is asked with GET.
+	reg.headless.Store(true)
+	if again, err := s.Resolve(t.Context()); err != nil || again != rev {
+		t.Errorf("Resolve from a registry answering HEAD without a digest = %s, %v; want %s", again, err, rev)
+	}
+	reg.headless.Store(false)
 	// The tag moves: the next Resolve follows it.
 	b := release(t, "two")
 	reg.push(t, b, "releases/shop", "stable")
