@@ -80,11 +80,11 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 	if err != nil {
 		return r.failed(rel, st, "SpecRefused", err, every)
 	}
-	if done, err := r.resumeInterrupted(ctx, rel, rl, st); done || err != nil {
+	if res, busy, err := r.settleLatestRun(ctx, rel, rl, st); busy || err != nil {
 		if err != nil {
 			return r.failed(rel, st, "ResumeFailed", err, every)
 		}
-		return reconcile.Result{Requeue: true}, nil
+		return res, nil
 	}
 	p, err := rl.Plan(ctx, release.PlanOptions{})
 	if err != nil {
@@ -178,24 +178,42 @@ func (r *Reconciler) open(rel *v1alpha1.Release, c *source.Content) (*release.Re
 	})
 }
 
-// resumeInterrupted continues the release's latest run when its holder
-// died in the middle (a replica killed while applying): the other replica
-// finishes it through the journal, so no approved write is lost or made
-// twice. done says a run was resumed.
-func (r *Reconciler) resumeInterrupted(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, st *status) (bool, error) {
+// settleLatestRun looks at the release's latest run before planning. A run
+// whose holder died in the middle (a replica killed while applying) is
+// resumed: this replica finishes it through the journal, so no approved
+// write is lost or made twice. A run another live holder still runs (the
+// other replica before its Lease expires, a laptop, CI) is waited for.
+// busy says the pass ends here.
+func (r *Reconciler) settleLatestRun(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, st *status) (reconcile.Result, bool, error) {
 	rep, err := rl.Run(ctx, "")
-	if err != nil || rep.Run == nil || rep.Run.Phase != release.PhaseInterrupted {
-		return false, err
+	if err != nil || rep.Run == nil {
+		return reconcile.Result{}, false, err
 	}
-	r.Events.normal(rel, "Resuming", fmt.Sprintf("run %s was interrupted (%s); resuming it", rep.Run.ID, rep.Run.Holder))
-	res, err := rl.Resume(ctx, release.RunOptions{})
-	r.ran(rel, st, res, err, rep.Run.Plan, st.SourceRevision)
-	return true, err
+	switch rep.Run.Phase {
+	case release.PhaseRunning:
+		st.reconciling("RunInProgress", fmt.Sprintf("run %s of plan %s is running (%s); waiting for it to end", rep.Run.ID, plan.ShortHash(rep.Run.Plan), rep.Run.Holder))
+		st.State = v1alpha1.StateApplying
+		return reconcile.Result{RequeueAfter: lockRetry}, true, nil
+	case release.PhaseInterrupted:
+		r.Events.normal(rel, "Resuming", fmt.Sprintf("run %s was interrupted (%s); resuming it", rep.Run.ID, rep.Run.Holder))
+		res, err := rl.Resume(ctx, release.RunOptions{})
+		r.ran(rel, st, res, err, rep.Run.Plan, st.SourceRevision)
+		if err == nil {
+			st.runChecks(ctx, rl, res.Run)
+		}
+		r.history(ctx, rl, st)
+		return reconcile.Result{Requeue: true}, true, err
+	}
+	return reconcile.Result{}, false, nil
 }
 
 // apply runs the approved plan p.
 func (r *Reconciler) apply(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, p *plan.Plan, rev source.Revision, st *status) (reconcile.Result, error) {
 	r.Events.normal(rel, "Applying", fmt.Sprintf("applying plan %s of %s, approved by %s", p.ShortHash(), rev, st.Plan.ApprovedBy))
+	st.applying(p)
+	if err := r.writeStatus(ctx, client.ObjectKeyFromObject(rel), st); err != nil {
+		return reconcile.Result{}, err
+	}
 	res, err := rl.Apply(ctx, p.Hash, release.RunOptions{})
 	r.ran(rel, st, res, err, p.Hash, rev.String())
 	r.history(ctx, rl, st)

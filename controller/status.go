@@ -114,6 +114,15 @@ func (st *status) awaitingApproval(p *plan.Plan) {
 	st.set(v1alpha1.ConditionReady, false, "ApprovalRequired", msg)
 }
 
+// applying: the approved plan p is being applied.
+func (st *status) applying(p *plan.Plan) {
+	st.State = v1alpha1.StateApplying
+	msg := "applying plan " + p.Hash
+	st.set(v1alpha1.ConditionReconciling, true, "Applying", msg)
+	st.set(v1alpha1.ConditionApprovalRequired, false, "Approved", "approved by "+st.Plan.ApprovedBy)
+	st.set(v1alpha1.ConditionReady, false, "Applying", msg)
+}
+
 // upToDate: the cluster already is what rev declares.
 func (st *status) upToDate(rev, hash string) {
 	if st.AppliedRevision == "" || st.AppliedRevision != rev {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,11 +28,17 @@ func main() {
 	flag.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "/healthz and /readyz listen address (0: off)")
 	flag.BoolVar(&o.LeaderElection, "leader-elect", false, "elect a leader among replicas")
 	flag.StringVar(&o.Identity, "identity", os.Getenv("POD_NAME"), "this replica's name (default $POD_NAME)")
+	watch := flag.String("watch-namespaces", "", "comma-separated namespaces whose Releases to reconcile (default: all)")
 	flag.DurationVar(&o.DefaultInterval, "default-interval", time.Minute, "a Release's interval when it sets none")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "piceli-controller: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
+	}
+	for _, ns := range strings.Split(*watch, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			o.Namespaces = append(o.Namespaces, ns)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
