@@ -78,15 +78,16 @@ func (d *dirSource) Fetch(_ context.Context, rev source.Revision, dir string) (*
 // harness is a controller running in the test process against the
 // sandbox, as the one in a pod does against its cluster.
 type harness struct {
-	sb     *sandboxtest.Sandbox
-	client client.Client
-	ns     string   // the controller's namespace
-	others []string // more namespaces the controller watches
-	src    *dirSource
-	custom source.Source // when set, the source of every Release
-	signer string
-	log    *syncBuffer
-	mu     sync.Mutex
+	sb      *sandboxtest.Sandbox
+	client  client.Client
+	ns      string   // the controller's namespace
+	others  []string // more namespaces the controller watches
+	src     *dirSource
+	custom  source.Source // when set, the source of every Release
+	signer  string
+	keyFile string // the controller's state key
+	log     *syncBuffer
+	mu      sync.Mutex
 }
 
 // startController installs the CRD, starts a controller for the test,
@@ -94,25 +95,14 @@ type harness struct {
 // with the test.
 func startController(t *testing.T, others int) *harness {
 	t.Helper()
-	sb := sandboxtest.Cluster(t)
-	h := &harness{sb: sb, ns: sb.Namespace(t), src: &dirSource{}, log: &syncBuffer{}}
-	for range others {
-		h.others = append(h.others, sb.Namespace(t))
-	}
-	h.client = newClient(t, sb)
-	installCRD(t, h.client)
+	h := newHarness(t, others)
 	dir := t.TempDir()
-	key, _, err := signer.LoadOrCreate(filepath.Join(dir, "state.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.signer = key.Signer("piceli-controller@" + h.ns).String()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- controller.Run(ctx, controller.Options{
-			Kubeconfig: sb.Kubeconfig, Context: sb.Context, Namespace: h.ns, ServiceAccount: "piceli-controller",
-			WorkDir: filepath.Join(dir, "work"), StateKeyFile: filepath.Join(dir, "state.key"),
+			Kubeconfig: h.sb.Kubeconfig, Context: h.sb.Context, Namespace: h.ns, ServiceAccount: "piceli-controller",
+			WorkDir: filepath.Join(dir, "work"), StateKeyFile: h.keyFile,
 			Namespaces:  append([]string{h.ns}, h.others...),
 			MetricsAddr: "0", ProbeAddr: "0", DefaultInterval: 2 * time.Second, Log: h.log,
 			Sources: func(v1alpha1.Source, source.Credentials) (source.Source, error) { return h.source(), nil },
@@ -127,6 +117,26 @@ func startController(t *testing.T, others int) *harness {
 			t.Logf("controller log:\n%s", h.log.String())
 		}
 	})
+	return h
+}
+
+// newHarness prepares what a controller needs (the CRD, namespaces, a
+// state key) without starting one.
+func newHarness(t *testing.T, others int) *harness {
+	t.Helper()
+	sb := sandboxtest.Cluster(t)
+	h := &harness{sb: sb, ns: sb.Namespace(t), src: &dirSource{}, log: &syncBuffer{}}
+	for range others {
+		h.others = append(h.others, sb.Namespace(t))
+	}
+	h.client = newClient(t, sb)
+	installCRD(t, h.client)
+	h.keyFile = filepath.Join(t.TempDir(), "state.key")
+	key, _, err := signer.LoadOrCreate(h.keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.signer = key.Signer("piceli-controller@" + h.ns).String()
 	return h
 }
 

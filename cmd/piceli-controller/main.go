@@ -18,6 +18,9 @@ import (
 
 func main() {
 	var o controller.Options
+	// Its own flag set: controller-runtime registers a --kubeconfig of its
+	// own on the global one.
+	flag := flag.NewFlagSet("piceli-controller", flag.ContinueOnError)
 	flag.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty: the pod's ServiceAccount (written into --work-dir)")
 	flag.StringVar(&o.Context, "context", "", "context in --kubeconfig")
 	flag.StringVar(&o.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "the controller's namespace (default $POD_NAMESPACE)")
@@ -30,7 +33,9 @@ func main() {
 	flag.StringVar(&o.Identity, "identity", os.Getenv("POD_NAME"), "this replica's name (default $POD_NAME)")
 	watch := flag.String("watch-namespaces", "", "comma-separated namespaces whose Releases to reconcile (default: all)")
 	flag.DurationVar(&o.DefaultInterval, "default-interval", time.Minute, "a Release's interval when it sets none")
-	flag.Parse()
+	if err := flag.Parse(os.Args[1:]); err != nil {
+		os.Exit(2)
+	}
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "piceli-controller: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
