@@ -113,7 +113,7 @@ func refuseBadArgs(c *cobra.Command) {
 
 // subcommands lists every top-level command; each lives in its own file.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{newInitCmd(), newRenderCmd(), newPublishCmd(), newChartCmd(), newImportCmd(), newCodegenCmd(), newReleaseCmd(), newPromoteCmd(), newStatusCmd(), newAccessCmd(), newObserveCmd(), newArtifactsCmd(), newRegistryCmd(), newDeployCmd(), newStateCmd(), newSandboxCmd()}
+	return []*cobra.Command{newInitCmd(), newRenderCmd(), newPublishCmd(), newChartCmd(), newImportCmd(), newCodegenCmd(), newReleaseCmd(), newPromoteCmd(), newStatusCmd(), newAccessCmd(), newObserveCmd(), newArtifactsCmd(), newRegistryCmd(), newDeployCmd(), newStateCmd(), newSandboxCmd(), newControllerCmd()}
 }
 
 // checkFormat refuses an -o value the command does not offer, before the
