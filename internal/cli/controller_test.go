@@ -146,6 +146,14 @@ func TestControllerInstallPlanApproveUninstall(t *testing.T) {
 		}
 	}
 
+	// An upgrade changes the Deployment's image and nothing else.
+	upgrade := controllerPlan(t, append([]string{"controller", "install", "--image", strings.Replace(controllerImage, "cdcd", "efef", 1)}, target...)...)
+	for _, s := range upgrade.Steps {
+		if want := map[bool]plan.Action{true: plan.Update, false: plan.NoOp}[s.Ref.Kind == "Deployment"]; s.Action != want {
+			t.Errorf("a new image plans %s for %s, want %s", s.Action, s.Ref, want)
+		}
+	}
+
 	// What uninstall must leave: a Release in the controller's namespace
 	// and an object a Release applied elsewhere.
 	app := sb.Namespace(t)
@@ -175,13 +183,13 @@ func TestControllerInstallPlanApproveUninstall(t *testing.T) {
 		}
 	}
 	wantDeleted := map[string]bool{}
-	for ref := range created {
-		if !strings.HasPrefix(ref, "Namespace/") && !strings.HasPrefix(ref, "CustomResourceDefinition/") {
+	for _, s := range p.Steps {
+		if ref := s.Ref.String(); s.Ref.Kind != "Namespace" && s.Ref.Kind != "CustomResourceDefinition" {
 			wantDeleted[ref] = true
 		}
 	}
 	if !maps.Equal(deleted, wantDeleted) {
-		t.Errorf("uninstall deletes %v, want exactly what the install created but the namespace and CRD: %v", keys(deleted), keys(wantDeleted))
+		t.Errorf("uninstall deletes %v, want exactly the install's objects but the namespace and CRD: %v", keys(deleted), keys(wantDeleted))
 	}
 	mustRun(t, append(uninstallArgs, "--approve", u.Hash)...)
 	sandboxtest.Eventually(t, 30*time.Second, "the controller's objects gone", func(ctx context.Context) (bool, error) {
