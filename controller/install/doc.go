@@ -29,6 +29,6 @@
 // names, it reaches only in a namespace whose owner created a RoleBinding
 // of DeployerRole (DeployerRules) to its ServiceAccount. Install never
 // creates such a binding. Its Role in its own namespace covers the
-// leader-election Lease; the state signing key is mounted by the kubelet,
-// which needs no permission of the ServiceAccount.
+// leader-election Lease and reading its own state signing key's Secret,
+// by name.
 package install

@@ -29,11 +29,15 @@ func ControllerRules() []rbacv1.PolicyRule {
 }
 
 // NamespaceRules are the controller's permissions in its own namespace,
-// its Role: the Lease its replicas elect a leader with. Its state signing
-// key is mounted into the pods by the kubelet, so no rule reads it.
+// its Role: the Lease its replicas elect a leader with, and its own state
+// signing key's Secret, by name and read-only. The kubelet also mounts
+// that key into the pods; the read lets the controller load it through
+// the API instead, since a mounted Secret file is root's and group
+// readable, which a private key file on a machine must not be.
 func NamespaceRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{StateKeySecret}, Verbs: []string{"get"}},
 	}
 }
 
