@@ -22,6 +22,8 @@ import (
 	"github.com/pynenc/piceli/controller"
 	"github.com/pynenc/piceli/internal/render"
 	"github.com/pynenc/piceli/internal/signer"
+	"github.com/pynenc/piceli/object"
+	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/publish"
 	"github.com/pynenc/piceli/refusal"
 	"github.com/pynenc/piceli/release"
@@ -473,5 +475,25 @@ func TestDefaultDirIsContained(t *testing.T) {
 			t.Errorf("contexts %q and %q share %s", prev, ctx, d)
 		}
 		seen[d] = ctx
+	}
+}
+
+// A plan that moves the controller's ClusterRoleBinding to another
+// namespace's ServiceAccount is refused; one that creates it, leaves it or
+// changes something else is not.
+func TestCheckPlanRefusesTakingOverAnotherController(t *testing.T) {
+	crb := object.Ref{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding", Name: Name}
+	moved := &plan.Plan{Steps: []plan.Step{{Ref: crb, Action: plan.Update, Changes: []plan.Change{{Path: "subjects[name=piceli-controller].namespace", From: "ns-a", To: "ns-b"}}}}}
+	if err := CheckPlan(moved); !refusal.Is(err) || !strings.Contains(err.Error(), "another namespace") {
+		t.Errorf("CheckPlan(binding moved) = %v, want a refusal", err)
+	}
+	for name, p := range map[string]*plan.Plan{
+		"created":       {Steps: []plan.Step{{Ref: crb, Action: plan.Create}}},
+		"unchanged":     {Steps: []plan.Step{{Ref: crb, Action: plan.NoOp}}},
+		"labels change": {Steps: []plan.Step{{Ref: crb, Action: plan.Update, Changes: []plan.Change{{Path: "metadata.labels.x"}}}}},
+	} {
+		if err := CheckPlan(p); err != nil {
+			t.Errorf("CheckPlan(%s) = %v", name, err)
+		}
 	}
 }

@@ -136,6 +136,11 @@ func runControllerRelease(cmd *cobra.Command, f *controllerFlags, uninstall bool
 	if err != nil {
 		return err
 	}
+	if !uninstall {
+		if err := install.CheckPlan(pl); err != nil {
+			return err
+		}
+	}
 	next := controllerCommand(cmd, f, pl)
 	if err := printPlan(cmd, f.run.output, pl, next, false); err != nil {
 		return err

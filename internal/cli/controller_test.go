@@ -146,6 +146,17 @@ func TestControllerInstallPlanApproveUninstall(t *testing.T) {
 		}
 	}
 
+	// A second controller in another namespace would take over the first's
+	// cluster-wide binding: refused, nothing created.
+	other := ns + "-b"
+	second := run(t, "controller", "install", "--image", controllerImage, "--kubeconfig", sb.Kubeconfig, "--context", sb.Context, "--namespace", other, "--dir", filepath.Join(t.TempDir(), "second"))
+	if second.code != ExitRefused || !strings.Contains(second.stderr, "another namespace") {
+		t.Errorf("a second controller in %s: exit %d, want %d naming the other namespace's controller\n%s", other, second.code, ExitRefused, second.stderr)
+	}
+	if _, err := sb.Clientset.CoreV1().Namespaces().Get(ctx, other, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("Namespace/%s after a refused install: %v, want not found", other, err)
+	}
+
 	// An upgrade changes the Deployment's image and nothing else.
 	upgrade := controllerPlan(t, append([]string{"controller", "install", "--image", strings.Replace(controllerImage, "cdcd", "efef", 1)}, target...)...)
 	for _, s := range upgrade.Steps {
