@@ -32,20 +32,20 @@ const specHeader = "# Written by piceli controller install and uninstall, which 
 // be planned and applied through package release (Open).
 type Prepared struct {
 	// Dir is the release's directory, absolute.
-	Dir string `json:"dir"`
+	Dir string
 	// Spec is its release.toml; Artifact the OCI layout of its objects,
 	// which is the --artifact of any `piceli release` command on Spec.
-	Spec     string `json:"spec"`
-	Artifact string `json:"artifact"`
+	Spec     string
+	Artifact string
 	// Digest is the artifact's manifest digest.
-	Digest string `json:"digest"`
+	Digest string
 	// KeyFile is the controller's state signing key on this machine, and
 	// KeyCreated says this call created it. Empty for an uninstall.
-	KeyFile    string `json:"keyFile,omitempty"`
-	KeyCreated bool   `json:"keyCreated,omitempty"`
+	KeyFile    string
+	KeyCreated bool
 	// Signer is the key's public signer line ("ed25519:<base64> NAME"),
 	// which every release the controller applies lists in state_signers.
-	Signer string `json:"signer,omitempty"`
+	Signer string
 }
 
 // Open opens the prepared release with opts, its artifact in place of a
