@@ -61,6 +61,7 @@ var meaning = map[string]string{
 	"deliver":            usageDeliver,
 	"dir":                usageDir,
 	"grant":              usageGrant,
+	"image":              usageImage,
 	"namespace":          usageNamespace,
 	"only":               usageOnly,
 	"out":                usageOutDir,

@@ -34,7 +34,7 @@ func (f *registryFlags) register(cmd *cobra.Command, uninstall bool) {
 	fl.StringVar(&f.opts.Namespace, "namespace", "", usageNamespace+"registry")
 	if !uninstall {
 		fl.StringVar(&f.opts.Storage, "storage", "", "size of the registry's claim (default 10Gi)")
-		fl.StringVar(&f.opts.Image, "image", "", "a registry:2-compatible image pinned by digest")
+		fl.StringVar(&f.opts.Image, "image", "", usageImage+"a registry:2-compatible one")
 	}
 	fl.StringVar(&f.run.approve, "approve", "", usageApprove)
 	fl.BoolVar(&f.run.allowExec, "allow-exec", false, usageAllowExec)

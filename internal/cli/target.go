@@ -78,5 +78,6 @@ const (
 	usageContainerd = "containerd's socket (default "
 	usageTo         = "the release's destination: "
 	usageToolsDir   = "tools/sandbox directory (default: found upwards from the working directory)"
+	usageImage      = "image pinned by digest: "
 	usageArtifact   = "published release to use instead of the spec's composition: an OCI layout directory or oci://HOST/REPO@sha256:DIGEST (piceli publish)"
 )
