@@ -24,7 +24,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/pynenc/piceli/api/v1alpha1"
-	"github.com/pynenc/piceli/internal/signer"
 )
 
 // Run starts the controller and blocks until ctx ends: a controller-runtime
@@ -34,10 +33,11 @@ func Run(ctx context.Context, o Options) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	key, err := signer.Load(o.StateKeyFile)
+	key, keyFile, err := privateKey(o.StateKeyFile, o.WorkDir)
 	if err != nil {
-		return fmt.Errorf("state signing key: %w", err)
+		return err
 	}
+	o.StateKeyFile = keyFile
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig},
 		&clientcmd.ConfigOverrides{CurrentContext: o.Context}).ClientConfig()
