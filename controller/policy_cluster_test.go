@@ -5,8 +5,12 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/pynenc/piceli/api/v1alpha1"
 	"github.com/pynenc/piceli/controller"
+	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
 func TestPolicyAppliesCreatesAndUpdatesAndWaitsOnADelete(t *testing.T) {
@@ -47,7 +51,7 @@ func TestPolicyAppliesCreatesAndUpdatesAndWaitsOnADelete(t *testing.T) {
 	}
 }
 
-func TestAReleaseIsRefusedWhereTheDeployerRoleIsNotBound(t *testing.T) {
+func TestSecurityAReleaseWritesOnlyWhereTheDeployerRoleIsBound(t *testing.T) {
 	h := startController(t, 2)
 	h.grantDeployer(t, h.ns, nil)
 	elsewhere := h.others[0] // no RoleBinding there
@@ -85,4 +89,26 @@ func stalledMessage(rel *v1alpha1.Release) string {
 		}
 	}
 	return ""
+}
+
+func TestSecurityAReleaseCannotSendAnUnlabelledSecret(t *testing.T) {
+	h := startController(t, 0)
+	h.grantDeployer(t, h.ns, nil)
+	ctx := sandboxtest.Context(t, time.Minute)
+	db := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: h.ns}, StringData: map[string]string{"username": "app", "password": "hunter2-db"}}
+	if err := h.client.Create(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	h.src.set(configMaps("one"))
+	h.createRelease(t, h.ns, "app", v1alpha1.ReleaseSpec{
+		Source: v1alpha1.Source{Git: &v1alpha1.GitSource{URL: "https://127.0.0.1:1/repo.git", Branch: "main", SecretRef: &corev1.LocalObjectReference{Name: "db"}}},
+		Policy: &v1alpha1.Policy{Actions: []string{"create"}},
+	})
+	rel := h.waitFor(t, h.ns, "app", "the Release is stalled", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateStalled })
+	if msg := stalledMessage(rel); !strings.Contains(msg, controller.CredentialsLabel) {
+		t.Fatalf("stalled for %q", msg)
+	}
+	if _, ok := h.configMap(t, h.ns, "cm-0"); ok {
+		t.Fatal("the release was applied")
+	}
 }

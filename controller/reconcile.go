@@ -149,8 +149,17 @@ func (r *Reconciler) credentials(ctx context.Context, rel *v1alpha1.Release) (so
 		}
 		return nil, fmt.Errorf("read the source's Secret %s/%s: %w", rel.Namespace, ref, err)
 	}
+	if s.Labels[CredentialsLabel] != "true" {
+		return nil, &source.SpecError{Field: "spec.source.secretRef", Reason: fmt.Sprintf("Secret %s/%s is not labelled %s=true; label a Secret that holds source credentials, so that a Release cannot send any other Secret to a server it names", rel.Namespace, ref, CredentialsLabel)}
+	}
 	return source.Credentials(s.Data), nil
 }
+
+// CredentialsLabel marks a Secret as source credentials a Release may
+// name: without it, anyone who may create a Release could have the
+// controller send any Secret of the namespace to a server of their
+// choosing as a password.
+const CredentialsLabel = "piceli.dev/source-credentials"
 
 func secretRefOf(s v1alpha1.Source) string {
 	switch {

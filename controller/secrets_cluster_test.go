@@ -66,7 +66,7 @@ func secretContent(ns string, key wire.SecretKeyInfo) *publish.Content {
 	return c
 }
 
-func TestNoSecretValueReachesStatusEventsLogsOrMetrics(t *testing.T) {
+func TestSecurityControllerStatusEventsLogsAndMetricsHoldNoSecret(t *testing.T) {
 	h := startController(t, 0)
 	ns := h.ns
 	h.grantDeployer(t, ns, nil)

@@ -39,8 +39,12 @@ func attacks() []attack {
 		lens     = "The operations lens"
 		redact   = "Redaction"
 		sandbox  = "The sandbox stays on this machine"
+		ctl      = "The controller in the cluster"
 	)
 	return []attack{
+		{ctl, "a user who may create Releases targets a namespace without the deployer RoleBinding, or one whose binding serves only its own namespace's Releases", "each Release is Stalled naming the missing RoleBinding or annotation; nothing is written there, not even shared state", "./controller", "TestSecurityAReleaseWritesOnlyWhereTheDeployerRoleIsBound"},
+		{ctl, "a Release names a Secret of its namespace that holds a database password as its Git credentials, pointing at a server of its author's", "the Release is Stalled naming the missing credentials label; the Secret's data is never used", "./controller", "TestSecurityAReleaseCannotSendAnUnlabelledSecret"},
+		{ctl, "a release the controller delivers imports a secret value from the cluster", "no encoding of the value is in the Release's status, its Events, the controller's log or its metrics", "./controller", "TestSecurityControllerStatusEventsLogsAndMetricsHoldNoSecret"},
 		{state, "a ServiceAccount that may only get, create and update Secrets in the namespace rewrites the shared snapshot (re-chunked, re-digested, re-sealed with the stolen digest key, or re-signed with its own key) to add a ClusterRoleBinding to cluster-admin; the operator's next run fails its check under on_failure = rollback", "the forged snapshot is refused naming what failed; no ClusterRoleBinding exists; the ServiceAccount still may not do everything", "./internal/cli", "TestSecurityForgedSharedStateIsRefused"},
 		{state, "older state Secrets are restored (a namespace backup), and the state is deleted", "each refused with exit 2 saying so; nothing merged into the cache; state pull --accept-older takes exactly that generation and logs it", "./internal/cli", "TestSecurityReplayedStateIsRefused"},
 		{state, "a machine's own run is killed before its first push while another machine's later run is interrupted", "resume on the first machine continues the later run", "./internal/cli", "TestSecurityLatestRunAcrossMachines"},
