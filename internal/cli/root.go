@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/go-logr/logr"
 	"io"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"slices"
 	"strings"
 
@@ -52,6 +54,10 @@ func quietClientLogs() {
 	fs.Set("stderrthreshold", "FATAL")
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
+	// controller-runtime's clients (piceli controller ...) log through
+	// their own logger, and print a warning with a stack trace when none
+	// was set; the commands say what they do themselves.
+	ctrllog.SetLogger(logr.Discard())
 }
 
 // verboseLevel is the klog verbosity --verbose turns on: client-go logs
