@@ -25,19 +25,19 @@ func ControllerRules() []rbacv1.PolicyRule {
 		// The cluster's identity, the kube-system Namespace's UID, which
 		// every plan records.
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"kube-system"}, Verbs: []string{"get"}},
+		// Whether a release's target namespace exists: every plan lists
+		// the Namespaces (names and labels, no content).
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}},
 	}
 }
 
 // NamespaceRules are the controller's permissions in its own namespace,
-// its Role: the Lease its replicas elect a leader with, and its own state
-// signing key's Secret, by name and read-only. The kubelet also mounts
-// that key into the pods; the read lets the controller load it through
-// the API instead, since a mounted Secret file is root's and group
-// readable, which a private key file on a machine must not be.
+// its Role: the Lease its replicas elect a leader with. Its state signing
+// key reaches it as a mounted Secret file, which it copies into a private
+// file of its own; it reads no Secret through the API.
 func NamespaceRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}},
-		{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{StateKeySecret}, Verbs: []string{"get"}},
 	}
 }
 
