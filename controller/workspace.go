@@ -113,6 +113,45 @@ func (w workspace) prune() {
 type releaseFile struct {
 	Target  targetTable  `toml:"target"`
 	Release releaseTable `toml:"release"`
+	Checks  []checkTable `toml:"checks,omitempty"`
+}
+
+type checkTable struct {
+	Name    string     `toml:"name"`
+	Timeout string     `toml:"timeout,omitempty"`
+	Retries *int32     `toml:"retries,omitempty"`
+	HTTP    *httpTable `toml:"http,omitempty"`
+	TCP     *tcpTable  `toml:"tcp,omitempty"`
+}
+
+type httpTable struct {
+	Service      string `toml:"service"`
+	Port         int32  `toml:"port"`
+	Path         string `toml:"path,omitempty"`
+	ExpectStatus int32  `toml:"expect_status,omitempty"`
+	BodyContains string `toml:"body_contains,omitempty"`
+}
+
+type tcpTable struct {
+	Service string `toml:"service"`
+	Port    int32  `toml:"port"`
+}
+
+// checksOf writes the Release's checks as release.toml's [[checks]]; the
+// spec's parser then validates them as it does any release.toml's.
+func checksOf(rel *v1alpha1.Release) []checkTable {
+	var out []checkTable
+	for _, c := range rel.Spec.Checks {
+		t := checkTable{Name: c.Name, Timeout: c.Timeout, Retries: c.Retries}
+		if c.HTTP != nil {
+			t.HTTP = &httpTable{Service: c.HTTP.Service, Port: c.HTTP.Port, Path: c.HTTP.Path, ExpectStatus: c.HTTP.ExpectStatus, BodyContains: c.HTTP.BodyContains}
+		}
+		if c.TCP != nil {
+			t.TCP = &tcpTable{Service: c.TCP.Service, Port: c.TCP.Port}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 type targetTable struct {
@@ -146,6 +185,7 @@ func (w workspace) writeSpec(o Options, rel *v1alpha1.Release, c *source.Content
 			Name: releaseName(rel), Composition: composition, StateDir: w.stateDir(), State: "cluster",
 			StateSigners: append([]string{signer}, rel.Spec.StateSigners...), Prune: rel.Spec.Prune,
 		},
+		Checks: checksOf(rel),
 	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(f); err != nil {

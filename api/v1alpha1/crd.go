@@ -58,7 +58,26 @@ func specSchema() *apiextensionsv1.JSONSchemaProps {
 		}, "actions"),
 		"interval": str("How often the source is checked, as a duration (1m, 30s); empty means 1m."),
 		"suspend":  boolean("Stop planning and applying until cleared."),
+		"checks":   list("Checks run after every run's last wave.", *checkSchema()),
 	}, "source")
+	return s
+}
+
+func checkSchema() *apiextensionsv1.JSONSchemaProps {
+	port := integer("A port of the Service (its port, not the target port).")
+	s := object("One check: exactly one of http and tcp.", map[string]apiextensionsv1.JSONSchemaProps{
+		"name":    str(""),
+		"timeout": str("One attempt's bound, as a duration; empty means the kind's default."),
+		"retries": integer("More attempts after a failed one."),
+		"http": *object("A request to a Service port.", map[string]apiextensionsv1.JSONSchemaProps{
+			"service": dnsLabel(""), "port": port, "path": pattern("", "^/"),
+			"expectStatus": integer("Default 200."), "bodyContains": str(""),
+		}, "service", "port"),
+		"tcp": *object("A connection to a Service port.", map[string]apiextensionsv1.JSONSchemaProps{
+			"service": dnsLabel(""), "port": port,
+		}, "service", "port"),
+	}, "name")
+	s.XValidations = apiextensionsv1.ValidationRules{{Rule: "has(self.http) != has(self.tcp)", Message: "a check is exactly one of http and tcp"}}
 	return s
 }
 

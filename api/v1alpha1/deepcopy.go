@@ -51,6 +51,24 @@ func (s ReleaseSpec) DeepCopy() ReleaseSpec {
 		g.SecretRef = cloneRef(g.SecretRef)
 		out.Source.Git = &g
 	}
+	if s.Checks != nil {
+		out.Checks = make([]Check, len(s.Checks))
+		for i, c := range s.Checks {
+			if c.Retries != nil {
+				r := *c.Retries
+				c.Retries = &r
+			}
+			if c.HTTP != nil {
+				h := *c.HTTP
+				c.HTTP = &h
+			}
+			if c.TCP != nil {
+				tc := *c.TCP
+				c.TCP = &tc
+			}
+			out.Checks[i] = c
+		}
+	}
 	if s.Policy != nil {
 		p := *s.Policy
 		p.Actions = cloneStrings(p.Actions)

@@ -66,6 +66,39 @@ type ReleaseSpec struct {
 	Interval metav1.Duration `json:"interval,omitempty"`
 	// Suspend stops planning and applying until it is cleared.
 	Suspend bool `json:"suspend,omitempty"`
+	// Checks run after every run's last wave, as release.toml's [[checks]]
+	// do: a failing one fails the run. The controller runs HTTP and TCP
+	// checks through a port-forward to a Service of the release.
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// Check is one check of a run: exactly one of HTTP and TCP.
+type Check struct {
+	Name string `json:"name"`
+	// Timeout bounds one attempt, as a duration ("10s"); empty means the
+	// kind's default.
+	Timeout string `json:"timeout,omitempty"`
+	// Retries is how many more attempts follow a failed one; nil means
+	// the default (2).
+	Retries *int32     `json:"retries,omitempty"`
+	HTTP    *HTTPCheck `json:"http,omitempty"`
+	TCP     *TCPCheck  `json:"tcp,omitempty"`
+}
+
+// HTTPCheck requests a path of a Service port and expects a status and,
+// optionally, text in the body.
+type HTTPCheck struct {
+	Service      string `json:"service"`
+	Port         int32  `json:"port"`
+	Path         string `json:"path,omitempty"`
+	ExpectStatus int32  `json:"expectStatus,omitempty"`
+	BodyContains string `json:"bodyContains,omitempty"`
+}
+
+// TCPCheck connects to a Service port.
+type TCPCheck struct {
+	Service string `json:"service"`
+	Port    int32  `json:"port"`
 }
 
 // Source is exactly one of OCI and Git.

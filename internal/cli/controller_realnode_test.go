@@ -250,13 +250,19 @@ func TestControllerDeliversHelloFromOCIAndGitOnTheRealNode(t *testing.T) {
 	rel := &v1alpha1.Release{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}, Spec: v1alpha1.ReleaseSpec{
 		Source:   v1alpha1.Source{OCI: &v1alpha1.OCISource{URL: "oci://" + podAddr + "/hello", Tag: "v1", Insecure: true}},
 		Interval: metav1.Duration{Duration: 5 * time.Second},
+		Checks: []v1alpha1.Check{{Name: "home page", HTTP: &v1alpha1.HTTPCheck{
+			Service: "web", Port: 80, Path: "/", ExpectStatus: 200, BodyContains: strings.TrimSpace(helloGreeting),
+		}}},
 	}}
 	if err := c.Create(ctx, rel); err != nil {
 		t.Fatal(err)
 	}
 	releaseStatus(t, c, key, "revision 1 is planned", waitsOnANewPlan(""))
 	first := approveByCLI(t, rn, key)
-	releaseStatus(t, c, key, "revision 1 is applied", appliedPlan(first.Hash))
+	st := releaseStatus(t, c, key, "revision 1 is applied", appliedPlan(first.Hash))
+	if len(st.Checks) != 1 || !st.Checks[0].Passed || !conditionTrue(st, v1alpha1.ConditionChecksPassed) {
+		t.Fatalf("checks after revision 1: %+v, conditions %+v; want the home page check passed", st.Checks, st.Conditions)
+	}
 	answers(t, rn, hello.spec)
 
 	hello.publish(t, 2, local)
@@ -339,4 +345,13 @@ func gitDelivers(t *testing.T, rn *sandboxtest.RealNode, helloRef string) {
 	p := approveByCLI(t, rn, key)
 	releaseStatus(t, c, key, "the Git revision is applied", appliedPlan(p.Hash))
 	answers(t, rn, hello.spec)
+}
+
+func conditionTrue(st *v1alpha1.ReleaseStatus, typ string) bool {
+	for _, c := range st.Conditions {
+		if c.Type == typ {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
 }
