@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -64,6 +65,8 @@ type ReleaseReport struct {
 	Approve   string                 `json:"approve,omitempty"`
 	Policy    *v1alpha1.Policy       `json:"policy,omitempty"`
 	Status    v1alpha1.ReleaseStatus `json:"status"`
+
+	generation int64 // the spec's, to tell a status written for it
 }
 
 // Statuses reads the Releases of namespace (all namespaces when empty), or
@@ -86,7 +89,7 @@ func Statuses(ctx context.Context, c client.Client, namespace, name string) (*St
 	for _, rel := range list.Items {
 		doc.Releases = append(doc.Releases, ReleaseReport{
 			Namespace: rel.Namespace, Name: rel.Name, Source: DescribeSource(rel.Spec.Source),
-			Approve: rel.Spec.Approve, Policy: rel.Spec.Policy, Status: rel.Status,
+			Approve: rel.Spec.Approve, Policy: rel.Spec.Policy, Status: rel.Status, generation: rel.Generation,
 		})
 	}
 	sort.Slice(doc.Releases, func(i, j int) bool {
@@ -132,4 +135,41 @@ func withoutUser(raw string) string {
 	}
 	u.User = nil
 	return u.String()
+}
+
+// WaitFor polls the Release key every second until its status's State is
+// state and its ObservedGeneration has caught up with its spec, and
+// returns its report. A Release that reaches Stalled while another state
+// is awaited ends the wait with the Stalled condition's message, and ctx
+// bounds it.
+func WaitFor(ctx context.Context, c client.Client, key client.ObjectKey, state string) (*ReleaseReport, error) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		doc, err := Statuses(ctx, c, key.Namespace, key.Name)
+		if err != nil {
+			return nil, err
+		}
+		r := doc.Releases[0]
+		if r.Status.State == state && r.Status.ObservedGeneration >= r.generation {
+			return &r, nil
+		}
+		if r.Status.State == v1alpha1.StateStalled && state != v1alpha1.StateStalled {
+			return nil, fmt.Errorf("release %s is Stalled: %s", key, stalledMessage(r.Status))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("release %s is %s, not %s: %w", key, r.Status.State, state, context.Cause(ctx))
+		case <-tick.C:
+		}
+	}
+}
+
+func stalledMessage(st v1alpha1.ReleaseStatus) string {
+	for _, c := range st.Conditions {
+		if c.Type == v1alpha1.ConditionStalled {
+			return c.Message
+		}
+	}
+	return ""
 }

@@ -188,7 +188,9 @@ func waitsOnANewPlan(after string) func(*v1alpha1.ReleaseStatus) bool {
 }
 
 func appliedPlan(hash string) func(*v1alpha1.ReleaseStatus) bool {
-	return func(st *v1alpha1.ReleaseStatus) bool { return st.State == v1alpha1.StateReady && st.AppliedPlan == hash }
+	return func(st *v1alpha1.ReleaseStatus) bool {
+		return st.State == v1alpha1.StateReady && st.AppliedPlan == hash
+	}
 }
 
 // answers checks that hello's container answers through piceli access.

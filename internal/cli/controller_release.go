@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pynenc/piceli/api/v1alpha1"
 	"github.com/pynenc/piceli/controller"
@@ -63,14 +65,19 @@ and waits for its own approval.`,
 
 func newControllerStatusCmd() *cobra.Command {
 	var f controllerTarget
-	var output, namespace string
+	var output, namespace, wait string
+	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "status [NAMESPACE/NAME] --kubeconfig F --context C [--namespace N] [-o json]",
+		Use:   "status [NAMESPACE/NAME] --kubeconfig F --context C [--namespace N] [--wait STATE] [-o json]",
 		Short: "Show the Releases the controller delivers: source, plan, state and runs",
 		Long: `Show the Releases of the cluster (or of --namespace), or one Release in
 detail: its source revision, the plan waiting for approval with its changes
 (field paths, never values), its conditions, checks and latest runs.
-Read-only.`,
+Read-only.
+
+--wait STATE (with NAMESPACE/NAME) first waits, at most --wait-timeout, until the
+Release's state is STATE (ApprovalRequired, Ready, ...) for its current
+spec; a Release that stalls meanwhile ends the wait with exit 1 and why.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := ""
@@ -81,9 +88,19 @@ Read-only.`,
 				}
 				namespace, name = key.Namespace, key.Name
 			}
+			if wait != "" && name == "" {
+				return refusedf("--wait needs the Release as NAMESPACE/NAME")
+			}
 			c, err := controller.Connect(cmd.Context(), f.target())
 			if err != nil {
 				return err
+			}
+			if wait != "" {
+				ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+				defer cancel()
+				if _, err := controller.WaitFor(ctx, c, types.NamespacedName{Namespace: namespace, Name: name}, wait); err != nil {
+					return err
+				}
 			}
 			doc, err := controller.Statuses(cmd.Context(), c, namespace, name)
 			if err != nil {
@@ -102,6 +119,8 @@ Read-only.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", usageNamespace+"Releases (default: all)")
+	cmd.Flags().StringVar(&wait, "wait", "", "wait until the Release's state is this one (ApprovalRequired, Ready, ...)")
+	cmd.Flags().DurationVar(&timeout, "wait-timeout", 5*time.Minute, "how long --wait waits")
 	outputFlag(cmd, &output)
 	return cmd
 }
