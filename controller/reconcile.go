@@ -101,7 +101,7 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 		return reconcile.Result{RequeueAfter: every}, nil
 	}
 	if st.Plan.ApprovedBy == "" {
-		st.awaitingApproval(p)
+		st.awaitingApproval(rel, p)
 		r.Events.once(rel, "ApprovalRequired", fmt.Sprintf("plan %s of %s waits for approval: %s", p.ShortHash(), content.Revision, p.Summary()))
 		return reconcile.Result{RequeueAfter: every}, nil
 	}

@@ -103,9 +103,9 @@ func changeOf(s plan.Step) v1alpha1.Change {
 	return c
 }
 
-func (st *status) awaitingApproval(p *plan.Plan) {
+func (st *status) awaitingApproval(rel *v1alpha1.Release, p *plan.Plan) {
 	st.State = v1alpha1.StateApprovalRequired
-	msg := "plan " + p.Hash + " waits for approval: piceli controller approve NAMESPACE/NAME " + p.Hash
+	msg := "plan " + p.Hash + " waits for approval: piceli controller approve " + rel.Namespace + "/" + rel.Name + " " + p.ShortHash()
 	if st.Plan.PolicyRefused != "" {
 		msg += " (the policy does not approve it: " + st.Plan.PolicyRefused + ")"
 	}

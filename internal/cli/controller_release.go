@@ -158,7 +158,7 @@ func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
 			cmd.Printf("         the policy does not approve it: %s\n", p.PolicyRefused)
 		}
 		for _, c := range p.Changes {
-			cmd.Printf("  %-8s %s %s\n", c.Action, objectName(c), strings.Join(c.Fields, ", "))
+			cmd.Println(strings.TrimRight(fmt.Sprintf("  %-8s %s %s", c.Action, objectName(c), strings.Join(c.Fields, ", ")), " "))
 		}
 		if p.More > 0 {
 			cmd.Printf("  … and %d more\n", p.More)
@@ -166,7 +166,11 @@ func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
 	}
 	for _, typ := range []string{v1alpha1.ConditionReady, v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled, v1alpha1.ConditionApprovalRequired, v1alpha1.ConditionChecksPassed} {
 		if c := meta.FindStatusCondition(st.Conditions, typ); c != nil {
-			cmd.Printf("%-16s %-5s %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+			line := fmt.Sprintf("%-16s %-5s %s", c.Type, c.Status, c.Reason)
+			if c.Message != "" {
+				line += ": " + c.Message
+			}
+			cmd.Println(line)
 		}
 	}
 	for _, c := range st.Checks {
