@@ -103,21 +103,27 @@ func controllerImageOnRealNode(t *testing.T, node sandbox.RealNodeInfo) string {
 	return doc.Build.Images[0].Reference
 }
 
-// registryPod runs an OCI registry in a pod of the real node and returns
-// its pod address (where the controller's pods pull from) and a forward
-// to it on 127.0.0.1 (where the test pushes).
+// registryPod runs the controller guide's in-memory registry
+// (examples/controller, built from this checkout) in a pod of the real
+// node and returns its pod address (where the controller's pods pull from)
+// and a forward to it on 127.0.0.1 (where the test pushes).
 func registryPod(t *testing.T, rn *sandboxtest.RealNode, ns string) (podAddr, local string) {
 	t.Helper()
 	ctx := sandboxtest.Context(t, 2*time.Minute)
-	if _, err := rn.Box.Load(ctx, sandboxtest.NodeAppImage(t)); err != nil {
+	spec := filepath.Join(repoRoot(t), "examples", "controller", "build.toml")
+	mustRun(t, "artifacts", "pin", "--spec", spec)
+	var doc artifact.BuildDoc
+	if err := json.Unmarshal([]byte(mustRun(t, "artifacts", "build", "--spec", spec, "-o", "json").stdout), &doc); err != nil || doc.Build == nil || len(doc.Build.Images) != 1 {
+		t.Fatalf("registry image build: %v", err)
+	}
+	if _, err := rn.Box.Load(ctx, doc.Build.Layout); err != nil {
 		t.Fatal(err)
 	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "registry", Namespace: ns},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{
-			Name: "registry", Image: sandboxtest.NodeAppRef, ImagePullPolicy: corev1.PullNever,
-			Command: []string{"/nodeapp", "registry", ":5000"},
-			Ports:   []corev1.ContainerPort{{ContainerPort: 5000}},
+			Name: "registry", Image: doc.Build.Images[0].Reference, ImagePullPolicy: corev1.PullIfNotPresent,
+			Ports: []corev1.ContainerPort{{ContainerPort: 5000}},
 		}}},
 	}
 	if _, err := rn.Clientset.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {

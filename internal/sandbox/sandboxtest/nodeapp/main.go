@@ -10,7 +10,6 @@
 //	                     KUBERNETES_SERVICE_HOST/PORT and the ServiceAccount's
 //	                     ca.crt and token, and print what it learnt (see
 //	                     apicheck); exit 1 when a call fails
-//	nodeapp registry ADDR  serve an OCI registry kept in memory on ADDR
 //
 // It must be built with CGO_ENABLED=0: the image holds nothing else.
 package main
@@ -29,7 +28,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: nodeapp serve ADDR | exit CODE | cat FILE... | apicheck | registry ADDR")
+		fail("usage: nodeapp serve ADDR | exit CODE | cat FILE... | apicheck")
 	}
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "serve":
@@ -40,8 +39,6 @@ func main() {
 		cat(args)
 	case "apicheck":
 		apicheck()
-	case "registry":
-		registryServe(args)
 	default:
 		fail("nodeapp: unknown command " + strconv.Quote(cmd))
 	}
