@@ -47,16 +47,16 @@ func (s *artifactSource) Fetch(_ context.Context, rev source.Revision, dir strin
 	return &source.Content{Revision: rev, Artifact: dir}, publish.WriteLayout(dir, s.a, "v1")
 }
 
-// secretContent is a release app in ns of one ConfigMap and a Secret whose
-// key "password" comes from src.
-func secretContent(ns string, key wire.SecretKeyInfo) *publish.Content {
+// secretContent is a release app in ns of one ConfigMap and a Secret db
+// whose keys come from keys.
+func secretContent(ns string, keys ...wire.SecretKeyInfo) *publish.Content {
 	objs := []*unstructured.Unstructured{
 		{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "settings", "namespace": ns}, "data": map[string]any{"a": "1"}}},
 		{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "db", "namespace": ns}}},
 	}
 	c := &publish.Content{Manifests: objs, Metadata: publish.Metadata{
 		Schema: publish.MetadataSchema, Release: "app", Namespace: ns, Wait: "ready",
-		Secrets: []wire.SecretInfo{{Name: "db", Keys: []wire.SecretKeyInfo{key}}},
+		Secrets: []wire.SecretInfo{{Name: "db", Keys: keys}},
 	}}
 	for i, u := range objs {
 		c.Metadata.Objects = append(c.Metadata.Objects, publish.ObjectInfo{
@@ -76,7 +76,9 @@ func TestSecurityControllerStatusEventsLogsAndMetricsHoldNoSecret(t *testing.T) 
 	if err := h.client.Create(ctx, legacy); err != nil {
 		t.Fatal(err)
 	}
-	src := newArtifactSource(t, secretContent(ns, wire.SecretKeyInfo{Key: "password", Source: wire.SourceCluster, Ref: "legacy/password"}))
+	src := newArtifactSource(t, secretContent(ns,
+		wire.SecretKeyInfo{Key: "password", Source: wire.SourceCluster, Ref: "legacy/password"},
+		wire.SecretKeyInfo{Key: "token", Source: wire.SourceGenerated, Length: 32}))
 	h.setSource(src)
 	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{Policy: &v1alpha1.Policy{Actions: []string{"create", "update"}}})
 	h.waitFor(t, ns, "app", "the release is applied", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateReady })
@@ -84,6 +86,10 @@ func TestSecurityControllerStatusEventsLogsAndMetricsHoldNoSecret(t *testing.T) 
 	var db corev1.Secret
 	if err := h.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db"}, &db); err != nil || string(db.Data["password"]) != canary {
 		t.Fatalf("Secret db: %v, %q; want the value imported from Secret legacy", err, db.Data["password"])
+	}
+	generated := string(db.Data["token"])
+	if len(generated) != 32 {
+		t.Fatalf("Secret db's generated token has %d bytes; want 32", len(generated))
 	}
 	rel := h.release(t, ns, "app")
 	status, _ := json.Marshal(rel)
@@ -98,8 +104,10 @@ func TestSecurityControllerStatusEventsLogsAndMetricsHoldNoSecret(t *testing.T) 
 	}
 	metrics, _ := json.Marshal(families)
 	for what, data := range map[string][]byte{"status": status, "events": eventsJSON, "log": []byte(h.log.String()), "metrics": metrics} {
-		if found := leaks(data, canary); len(found) > 0 {
-			t.Errorf("the secret value is in the controller's %s, as %v", what, found)
+		for name, value := range map[string]string{"imported": canary, "generated": generated} {
+			if found := leaks(data, value); len(found) > 0 {
+				t.Errorf("the %s secret value is in the controller's %s, as %v", name, what, found)
+			}
 		}
 	}
 	if len(events.Items) == 0 || !bytes.Contains(status, []byte("Applied")) {
@@ -108,17 +116,27 @@ func TestSecurityControllerStatusEventsLogsAndMetricsHoldNoSecret(t *testing.T) 
 }
 
 func TestMachineSecretSourcesAreRefusedInTheCluster(t *testing.T) {
-	h := startController(t, 0)
-	ns := h.ns
-	h.grantDeployer(t, ns, nil)
-	h.setSource(newArtifactSource(t, secretContent(ns, wire.SecretKeyInfo{Key: "password", Source: wire.SourceFile, Ref: "secrets/password"})))
-	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{Policy: &v1alpha1.Policy{Actions: []string{"create"}}})
-	rel := h.waitFor(t, ns, "app", "the Release is stalled", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateStalled })
-	if msg := stalledMessage(rel); !strings.Contains(msg, "secret db key password comes from a file on the operator's machine") {
-		t.Fatalf("stalled for %q", msg)
-	}
-	if _, ok := h.configMap(t, ns, "settings"); ok {
-		t.Fatal("the release was applied although one of its secrets cannot be resolved")
+	for _, tc := range []struct {
+		key  wire.SecretKeyInfo
+		word string
+	}{
+		{wire.SecretKeyInfo{Key: "password", Source: wire.SourceFile, Ref: "secrets/password"}, "a file"},
+		{wire.SecretKeyInfo{Key: "password", Source: wire.SourceEnv, Ref: "DB_PASSWORD"}, "an environment variable"},
+	} {
+		t.Run(tc.key.Source, func(t *testing.T) {
+			h := startController(t, 0)
+			ns := h.ns
+			h.grantDeployer(t, ns, nil)
+			h.setSource(newArtifactSource(t, secretContent(ns, tc.key)))
+			h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{Policy: &v1alpha1.Policy{Actions: []string{"create"}}})
+			rel := h.waitFor(t, ns, "app", "the Release is stalled", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateStalled })
+			if msg := stalledMessage(rel); !strings.Contains(msg, "secret db key password comes from "+tc.word+" on the operator's machine") {
+				t.Fatalf("stalled for %q", msg)
+			}
+			if _, ok := h.configMap(t, ns, "settings"); ok {
+				t.Fatal("the release was applied although one of its secrets cannot be resolved")
+			}
+		})
 	}
 }
 

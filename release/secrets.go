@@ -103,7 +103,7 @@ func (r *Release) refuseMachineSources(declared []wire.SecretInfo) error {
 	for _, d := range declared {
 		for _, k := range d.Keys {
 			if k.Source == wire.SourceFile || k.Source == wire.SourceEnv {
-				return refusef("secret %s key %s comes from a %s on the operator's machine, which the controller in the cluster does not have: declare it Generated or FromCluster", d.Name, k.Key, machineSourceWord(k.Source))
+				return refusef("secret %s key %s comes from %s on the operator's machine, which the controller in the cluster does not have: declare it Generated or FromCluster", d.Name, k.Key, machineSourceWord(k.Source))
 			}
 		}
 	}
@@ -112,7 +112,7 @@ func (r *Release) refuseMachineSources(declared []wire.SecretInfo) error {
 
 func machineSourceWord(s string) string {
 	if s == wire.SourceFile {
-		return "file"
+		return "a file"
 	}
-	return "environment variable"
+	return "an environment variable"
 }
