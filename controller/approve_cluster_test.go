@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/pynenc/piceli/api/v1alpha1"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
@@ -86,4 +88,54 @@ func TestControllerAppliesARevisionOnlyAfterItsHashIsApproved(t *testing.T) {
 	if cm, _ := h.configMap(t, ns, "cm-1"); cm.Data["value"] != "three" {
 		t.Fatalf("cm-1 after revision 2: %v", cm.Data)
 	}
+}
+
+// A Release that is Ready stays quiet while nothing changes: each pass
+// resolves the source and diffs the release against the cluster, and
+// writes nothing, not even to its Lease or its shared state.
+func TestAReadyReleaseWritesNothingWhileNothingChanges(t *testing.T) {
+	h := startController(t, 0)
+	ns := h.ns
+	h.grantDeployer(t, ns, nil)
+	h.src.set(configMaps("one", "two"))
+	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{Policy: &v1alpha1.Policy{Actions: []string{"create"}}})
+	h.waitFor(t, ns, "app", "the release is applied", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateReady })
+	time.Sleep(3 * time.Second) // the pass after the run settles
+	before := h.versions(t, ns)
+	time.Sleep(5 * 2 * time.Second) // five intervals
+	after := h.versions(t, ns)
+	if len(before) < 3 {
+		t.Fatalf("objects in %s: %v; want the ConfigMaps, the Lease and the state", ns, before)
+	}
+	for obj, v := range after {
+		if before[obj] != v {
+			t.Errorf("%s was written while nothing changed (resourceVersion %s → %s)", obj, before[obj], v)
+		}
+	}
+}
+
+// versions maps each ConfigMap, Secret and Lease of ns to its
+// resourceVersion.
+func (h *harness) versions(t *testing.T, ns string) map[string]string {
+	t.Helper()
+	ctx := sandboxtest.Context(t, 30*time.Second)
+	out := map[string]string{}
+	var cms corev1.ConfigMapList
+	var secrets corev1.SecretList
+	var leases coordinationv1.LeaseList
+	for _, l := range []client.ObjectList{&cms, &secrets, &leases} {
+		if err := h.client.List(ctx, l, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range cms.Items {
+		out["ConfigMap/"+o.Name] = o.ResourceVersion
+	}
+	for _, o := range secrets.Items {
+		out["Secret/"+o.Name] = o.ResourceVersion
+	}
+	for _, o := range leases.Items {
+		out["Lease/"+o.Name] = o.ResourceVersion
+	}
+	return out
 }

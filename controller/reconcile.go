@@ -86,6 +86,10 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 		}
 		return res, nil
 	}
+	if r.unchanged(ctx, rl, st, content.Revision) {
+		r.Metrics.planned(false)
+		return reconcile.Result{RequeueAfter: every}, nil
+	}
 	p, err := rl.Plan(ctx, release.PlanOptions{})
 	if err != nil {
 		return r.failed(rel, st, "PlanFailed", err, every)
@@ -106,6 +110,18 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 		return reconcile.Result{RequeueAfter: every}, nil
 	}
 	return r.apply(ctx, rel, rl, p, content.Revision, st)
+}
+
+// unchanged says whether a Release that is Ready at rev still is: a
+// Diff, which stores nothing and writes nothing to the cluster, finds no
+// change. Then the pass writes nothing either; any change is planned (and
+// stored, and shared) as usual.
+func (r *Reconciler) unchanged(ctx context.Context, rl *release.Release, st *status, rev source.Revision) bool {
+	if st.State != v1alpha1.StateReady || st.AppliedRevision != rev.String() {
+		return false
+	}
+	d, err := rl.Diff(ctx, release.PlanOptions{})
+	return err == nil && !d.Changed()
 }
 
 // fetch resolves rel's source and fetches that revision.

@@ -227,6 +227,7 @@ func onlyReplicasChange(t *testing.T, p *v1alpha1.PlanSummary) {
 // from a Git repository served on 127.0.0.1, by the controller program on
 // this machine (pods cannot reach the host's loopback).
 func TestControllerDeliversHelloFromOCIAndGitOnTheRealNode(t *testing.T) {
+	t.Parallel() // most of it waits on the node and the controller
 	rn, helloRef := helloOnRealNode(t)
 	node, ok, err := rn.Box.RealNode()
 	if err != nil || !ok || node.APIServer == "" {

@@ -29,10 +29,13 @@ func newControllerApproveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approve NAMESPACE/NAME HASH --kubeconfig F --context C [-o json]",
 		Short: "Approve the plan a Release waits on, by its hash",
-		Long: `Approve the plan the Release shows in its status, by writing its hash into
-the Release's spec.approve. HASH is the full hash or its first 12 to 64
-lower-case hex digits. A hash that is not the plan the Release waits on is
-refused (exit 2) and nothing is written.
+		Long: `Approve the plan a Release waits on, by its hash.
+
+Steps:
+  1. read the Release; refuse (exit 2, nothing written) when it shows no
+     plan, or when HASH (the full hash or its first 12 to 64 lower-case hex
+     digits) is not the plan its status shows
+  2. write that plan's full hash into the Release's spec.approve
 
 The controller then applies exactly that plan within one interval, if the
 source and the cluster still give it; a plan that changed has another hash
@@ -70,14 +73,16 @@ func newControllerStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status [NAMESPACE/NAME] --kubeconfig F --context C [--namespace N] [--wait STATE] [-o json]",
 		Short: "Show the Releases the controller delivers: source, plan, state and runs",
-		Long: `Show the Releases of the cluster (or of --namespace), or one Release in
-detail: its source revision, the plan waiting for approval with its changes
-(field paths, never values), its conditions, checks and latest runs.
-Read-only.
+		Long: `Show the Releases the controller delivers. Read-only.
 
---wait STATE (with NAMESPACE/NAME) first waits, at most --wait-timeout, until the
-Release's state is STATE (ApprovalRequired, Ready, ...) for its current
-spec; a Release that stalls meanwhile ends the wait with exit 1 and why.`,
+Steps:
+  1. with --wait STATE (and NAMESPACE/NAME), wait at most --wait-timeout until
+     the Release's state is STATE (ApprovalRequired, Ready, ...) for its
+     current spec; a Release that stalls meanwhile ends the wait (exit 1, why)
+  2. read the Releases of the cluster (or of --namespace), or the one named
+  3. print a table of them, or the one in detail: its source revision, the
+     plan waiting for approval with its changes (field paths, never values),
+     its conditions, checks and latest runs`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := ""

@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/portforward"
+	"k8s.io/client-go/transport/spdy"
 
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
@@ -54,11 +57,38 @@ func nonLoopback(node *corev1.Node) []string {
 	return bad
 }
 
-// forward opens a port-forward to pod's port (sandboxtest.LocalForward)
+// forward opens a port-forward to pod's port with client-go's SPDY dialer
 // and returns the local 127.0.0.1 address; it stops when the test ends.
 func forward(t *testing.T, sb *sandboxtest.Sandbox, ns, pod string, port int) netip.AddrPort {
 	t.Helper()
-	return netip.MustParseAddrPort(sb.LocalForward(t, ns, pod, port))
+	transport, upgrader, err := spdy.RoundTripperFor(sb.RESTConfig)
+	if err != nil {
+		t.Fatalf("spdy round tripper: %v", err)
+	}
+	url := sb.Clientset.CoreV1().RESTClient().Post().Resource("pods").
+		Namespace(ns).Name(pod).SubResource("portforward").URL()
+	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, url)
+	stop, ready := make(chan struct{}), make(chan struct{})
+	fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"},
+		[]string{fmt.Sprintf("0:%d", port)}, stop, ready, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatalf("port-forward Pod/%s/%s: %v", ns, pod, err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- fw.ForwardPorts() }()
+	t.Cleanup(func() { close(stop); <-errc })
+	select {
+	case <-ready:
+	case err := <-errc:
+		t.Fatalf("port-forward Pod/%s/%s: %v", ns, pod, err)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("port-forward Pod/%s/%s: not ready after 30s", ns, pod)
+	}
+	ports, err := fw.GetPorts()
+	if err != nil || len(ports) != 1 {
+		t.Fatalf("port-forward ports = %v, %v", ports, err)
+	}
+	return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), ports[0].Local)
 }
 
 func httpGet(t *testing.T, url string) string {

@@ -133,9 +133,21 @@ const DeepDir = 200
 func deepIn(top string) string {
 	dir := top
 	for len(dir) < DeepDir {
-		dir = filepath.Join(dir, "a-deep-checkout")
+		dir = filepath.Join(dir, deepFolder)
 	}
 	return dir
+}
+
+// deepFolder is the name of each folder of the chain deepIn makes.
+const deepFolder = "a-deep-checkout"
+
+// IsRealNodeTop reports whether dir is the top of a directory OpenRealNode
+// made for a real node's sandbox (of this or another test binary): a
+// folder whose only entry is the chain deepIn makes. Such a sandbox's
+// network namespaces cannot be read as files, so sweeps leave it alone.
+func IsRealNodeTop(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) == 1 && entries[0].IsDir() && entries[0].Name() == deepFolder
 }
 
 // RealNode is a started sandbox with a real node, and clients for it.
