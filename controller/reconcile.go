@@ -90,26 +90,33 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 		r.Metrics.planned(false)
 		return reconcile.Result{RequeueAfter: every}, nil
 	}
+	return r.planAndApply(ctx, rel, rl, content.Revision, st)
+}
+
+// planAndApply plans rev, reports the plan, and applies it when someone
+// or the policy approved it.
+func (r *Reconciler) planAndApply(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, rev source.Revision, st *status) (reconcile.Result, error) {
+	every := r.interval(rel)
 	p, err := rl.Plan(ctx, release.PlanOptions{})
 	if err != nil {
 		return r.failed(rel, st, "PlanFailed", err, every)
 	}
 	r.Metrics.planned(p.Changed())
-	st.planned(p, content.Revision, r.approvedBy(rel, p))
+	st.planned(p, rev, r.approvedBy(rel, p))
 	if rel.Spec.Policy != nil && st.Plan.ApprovedBy == "" {
 		st.Plan.PolicyRefused = PolicyRefuses(rel.Spec.Policy, p)
 	}
 	r.history(ctx, rl, st)
-	if !p.Changed() {
-		st.upToDate(content.Revision.String(), p.Hash)
+	switch {
+	case !p.Changed():
+		st.upToDate(rev.String(), p.Hash)
 		return reconcile.Result{RequeueAfter: every}, nil
-	}
-	if st.Plan.ApprovedBy == "" {
+	case st.Plan.ApprovedBy == "":
 		st.awaitingApproval(rel, p)
-		r.Events.once(rel, "ApprovalRequired", fmt.Sprintf("plan %s of %s waits for approval: %s", p.ShortHash(), content.Revision, p.Summary()))
+		r.Events.once(rel, "ApprovalRequired", fmt.Sprintf("plan %s of %s waits for approval: %s", p.ShortHash(), rev, p.Summary()))
 		return reconcile.Result{RequeueAfter: every}, nil
 	}
-	return r.apply(ctx, rel, rl, p, content.Revision, st)
+	return r.apply(ctx, rel, rl, p, rev, st)
 }
 
 // unchanged says whether a Release that is Ready at rev still is: a

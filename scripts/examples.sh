@@ -34,19 +34,22 @@ fail() { echo "examples: $*" >&2; exit 1; }
 deployed=(hello services mixed shop)
 planned=(compare/piceli platform)
 libraries=(components)
+# Images a guide builds and runs, not releases: examples/controller is the
+# controller guide's registry (docs/controller-guide.md, TestControllerGuide).
+guides=(controller)
 # Examples whose release.toml declares environments, and the one applied here.
 declare -A env_of=([shop]=dev [compare/piceli]=dev)
 env_args() { [ -z "${env_of[$1]:-}" ] || echo "--env ${env_of[$1]}"; }
 for dir in examples/*/; do
 	name="$(basename "$dir")"
-	case " ${deployed[*]} compare platform ${libraries[*]} " in
+	case " ${deployed[*]} compare platform ${libraries[*]} ${guides[*]} " in
 	*" $name "*) ;;
 	*) fail "examples/$name is not applied by scripts/examples.sh: add it there" ;;
 	esac
 done
-for lib in "${libraries[@]}"; do
+for lib in "${libraries[@]}" "${guides[@]}"; do
 	release="$(find "examples/$lib" -name release.toml -print -quit)"
-	[ -z "$release" ] || fail "$release: examples/$lib holds library modules only; apply a release here, not there"
+	[ -z "$release" ] || fail "$release: examples/$lib holds no release to apply; apply a release here, not there"
 done
 
 [ "$(id -u)" -eq 0 ] || fail "the real node needs root"
