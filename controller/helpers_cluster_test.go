@@ -104,7 +104,7 @@ func startController(t *testing.T, others int) *harness {
 			Kubeconfig: h.sb.Kubeconfig, Context: h.sb.Context, Namespace: h.ns, ServiceAccount: "piceli-controller",
 			WorkDir: filepath.Join(dir, "work"), StateKeyFile: h.keyFile,
 			Namespaces:  append([]string{h.ns}, h.others...),
-			MetricsAddr: "0", ProbeAddr: "0", DefaultInterval: 2 * time.Second, Log: h.log,
+			MetricsAddr: "0", ProbeAddr: "0", DefaultInterval: 2 * time.Second, FailureBackoff: time.Second, Log: h.log,
 			Sources: func(v1alpha1.Source, source.Credentials) (source.Source, error) { return h.source(), nil },
 		})
 	}()

@@ -38,6 +38,9 @@ type Options struct {
 	Identity string
 	// DefaultInterval is a Release's interval when its spec gives none.
 	DefaultInterval time.Duration
+	// FailureBackoff is the wait after a revision's first failed run,
+	// doubled after each next one up to MaxBackoff; zero means 30 s.
+	FailureBackoff time.Duration
 	// Log receives the controller's log lines; nil means standard error.
 	Log io.Writer
 	// Namespaces, when set, are the only namespaces whose Releases this
@@ -46,6 +49,21 @@ type Options struct {
 	// Sources builds a Release's source from its spec and the data of the
 	// Secret it names; nil means source.New with default bounds.
 	Sources func(v1alpha1.Source, source.Credentials) (source.Source, error)
+}
+
+// MaxBackoff caps the wait between failed runs of one revision.
+const MaxBackoff = time.Hour
+
+// backoff is the wait after the n-th failed run (1-based) of a revision.
+func (o Options) backoff(n int32) time.Duration {
+	d := o.FailureBackoff
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	for i := int32(1); i < n && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
 }
 
 // LeaderElectionID is the name of the Lease the replicas elect a leader

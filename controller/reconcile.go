@@ -86,6 +86,9 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 		}
 		return res, nil
 	}
+	if res, wait := r.held(rel, st, content.Revision); wait {
+		return res, nil
+	}
 	if r.unchanged(ctx, rl, st, content.Revision) {
 		r.Metrics.planned(false)
 		return reconcile.Result{RequeueAfter: every}, nil
@@ -108,7 +111,9 @@ func (r *Reconciler) planAndApply(ctx context.Context, rel *v1alpha1.Release, rl
 	}
 	r.history(ctx, rl, st)
 	switch {
-	case !p.Changed():
+	case !p.Changed() && st.Failure == nil:
+		// (After a failed run the objects may all be written and not
+		// ready: the no-op plan is run again, for its readiness and checks.)
 		st.upToDate(rev.String(), p.Hash)
 		return reconcile.Result{RequeueAfter: every}, nil
 	case st.Plan.ApprovedBy == "":
@@ -259,7 +264,7 @@ func (r *Reconciler) apply(ctx context.Context, rel *v1alpha1.Release, rl *relea
 		st.reconciling("PlanStale", err.Error())
 		return reconcile.Result{Requeue: true}, nil
 	case err != nil:
-		return reconcile.Result{RequeueAfter: r.interval(rel)}, nil
+		return r.failedRun(rel, st, rev.String(), err), nil
 	}
 	st.applied(rev.String(), p.Hash)
 	st.runChecks(ctx, rl, res.Run)

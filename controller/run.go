@@ -81,7 +81,7 @@ func Run(ctx context.Context, o Options) error {
 		NewSource: o.Sources,
 	}
 	err = builder.ControllerManagedBy(mgr).
-		For(&v1alpha1.Release{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.Release{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Named("release").
 		WithOptions(ctrlcontroller.Options{MaxConcurrentReconciles: 4, SkipNameValidation: ptr.To(true)}).
 		Complete(r)

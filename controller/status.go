@@ -133,6 +133,7 @@ func (st *status) upToDate(rev, hash string) {
 
 func (st *status) applied(rev, hash string) {
 	st.AppliedRevision, st.AppliedPlan = rev, hash
+	st.Failure = nil
 	st.finished("Applied", "applied plan "+plan.ShortHash(hash)+" of "+rev)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -167,6 +168,8 @@ type releaseTable struct {
 	State        string   `toml:"state"`
 	StateSigners []string `toml:"state_signers"`
 	Prune        bool     `toml:"prune,omitempty"`
+	OnFailure    string   `toml:"on_failure,omitempty"`
+	ReadyTimeout string   `toml:"ready_timeout,omitempty"`
 }
 
 // writeSpec writes the release spec of rel for content c: the target is
@@ -184,6 +187,7 @@ func (w workspace) writeSpec(o Options, rel *v1alpha1.Release, c *source.Content
 		Release: releaseTable{
 			Name: releaseName(rel), Composition: composition, StateDir: w.stateDir(), State: "cluster",
 			StateSigners: append([]string{signer}, rel.Spec.StateSigners...), Prune: rel.Spec.Prune,
+			OnFailure: rel.Spec.OnFailure, ReadyTimeout: durationOf(rel.Spec.ReadyTimeout.Duration),
 		},
 		Checks: checksOf(rel),
 	}
@@ -211,4 +215,12 @@ func releaseName(rel *v1alpha1.Release) string {
 		return rel.Spec.ReleaseName
 	}
 	return rel.Name
+}
+
+// durationOf is d as release.toml writes one, or "" for zero.
+func durationOf(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
 }

@@ -106,6 +106,10 @@ func (s ReleaseStatus) DeepCopy() ReleaseStatus {
 	if s.Checks != nil {
 		out.Checks = append([]CheckResult(nil), s.Checks...)
 	}
+	if s.Failure != nil {
+		f := *s.Failure
+		out.Failure = &f
+	}
 	if s.Runs != nil {
 		out.Runs = make([]RunSummary, len(s.Runs))
 		for i, r := range s.Runs {

@@ -66,6 +66,16 @@ type ReleaseSpec struct {
 	Interval metav1.Duration `json:"interval,omitempty"`
 	// Suspend stops planning and applying until it is cleared.
 	Suspend bool `json:"suspend,omitempty"`
+	// OnFailure is what a failed run does, as release.toml's on_failure:
+	// "stop" (the default) leaves it for the next attempt, "rollback" puts
+	// the release's latest revision back, once. A revision whose run
+	// failed is retried with backoff at most MaxAttempts times, and one
+	// whose checks failed never by itself; `piceli controller sync` or a
+	// new revision tries again.
+	OnFailure string `json:"onFailure,omitempty"`
+	// ReadyTimeout bounds the readiness wait of each wave, as
+	// release.toml's ready_timeout; zero means the engine's (5 minutes).
+	ReadyTimeout metav1.Duration `json:"readyTimeout,omitempty"`
 	// Checks run after every run's last wave, as release.toml's [[checks]]
 	// do: a failing one fails the run. The controller runs HTTP and TCP
 	// checks through a port-forward to a Service of the release.
@@ -210,6 +220,31 @@ type ReleaseStatus struct {
 	// Signer is the controller's state signer line: add it to the
 	// state_signers of release.toml so laptops trust its runs.
 	Signer string `json:"signer,omitempty"`
+	// Failure is the source revision whose runs failed, while it is the
+	// latest: how often, why, and when it is tried again.
+	Failure *FailureStatus `json:"failure,omitempty"`
+	// Synced is the last piceli.dev/sync annotation the controller acted
+	// on (`piceli controller sync`).
+	Synced string `json:"synced,omitempty"`
+}
+
+// MaxAttempts is how many runs of one source revision fail before the
+// controller stops trying it by itself (Stalled).
+const MaxAttempts = 5
+
+// SyncAnnotation, when its value changes, makes the controller try the
+// latest revision again, even one it gave up on (`piceli controller sync`).
+const SyncAnnotation = "piceli.dev/sync"
+
+// FailureStatus is the failed runs of one source revision.
+type FailureStatus struct {
+	SourceRevision string `json:"sourceRevision"`
+	Attempts       int32  `json:"attempts"`
+	// ChecksFailed says the last run's checks failed: such a revision is
+	// never retried by itself.
+	ChecksFailed bool        `json:"checksFailed,omitempty"`
+	Message      string      `json:"message,omitempty"`
+	NextAttempt  metav1.Time `json:"nextAttempt,omitempty"`
 }
 
 // PlanSummary is a plan without its manifests: what a person approves.

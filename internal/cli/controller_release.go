@@ -66,6 +66,47 @@ and waits for its own approval.`,
 	return cmd
 }
 
+func newControllerSyncCmd() *cobra.Command {
+	var f controllerTarget
+	var output string
+	cmd := &cobra.Command{
+		Use:   "sync NAMESPACE/NAME --kubeconfig F --context C [-o json]",
+		Short: "Ask the controller to try a Release's latest revision again now",
+		Long: `Ask the controller to try a Release's latest revision again now.
+
+Steps:
+  1. read the Release; refuse (exit 2) when there is none
+  2. write the time into its piceli.dev/sync annotation
+
+The controller then resolves the source and plans at once, and tries again
+a revision it gave up on (its runs failed five times, or its checks
+failed). A plan still needs its approval, by hash or by the policy.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key, err := controller.ParseName(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := controller.Connect(cmd.Context(), f.target())
+			if err != nil {
+				return err
+			}
+			req, err := controller.Sync(cmd.Context(), c, key)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, req)
+			}
+			cmd.Printf("sync requested for release %s/%s; the controller tries its latest revision again now\n", req.Namespace, req.Name)
+			return nil
+		},
+	}
+	f.register(cmd)
+	outputFlag(cmd, &output)
+	return cmd
+}
+
 func newControllerStatusCmd() *cobra.Command {
 	var f controllerTarget
 	var output, namespace, wait string

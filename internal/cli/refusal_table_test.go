@@ -21,6 +21,7 @@ var argsOf = map[string][]string{
 	"state migrate":          {"cluster"},
 	"promote":                {"--from", "staging", "--to", "prod"},
 	"controller approve":     {"ns/app", "0123456789ab"},
+	"controller sync":        {"ns/app"},
 	"sandbox load":           {"image.tar"},
 	"observe forward-save":   {"api"},
 	"observe forward-delete": {"api"},
