@@ -56,11 +56,11 @@ func specSchema() *apiextensionsv1.JSONSchemaProps {
 			"actions":    list("Plan actions allowed: create, update, adopt, replace, delete.", enum("", "create", "update", "adopt", "replace", "delete")),
 			"maxObjects": integer("The most objects a plan may change; 0: no limit."),
 		}, "actions"),
-		"interval":  str("How often the source is checked, as a duration (1m, 30s); empty means 1m."),
-		"suspend":   boolean("Stop planning and applying until cleared."),
+		"interval":     str("How often the source is checked, as a duration (1m, 30s); empty means 1m."),
+		"suspend":      boolean("Stop planning and applying until cleared."),
 		"readyTimeout": str("Each wave's readiness bound, as a duration; empty means 5m."),
-		"onFailure": enum("What a failed run does: stop (the default) or rollback (once).", "stop", "rollback"),
-		"checks":    list("Checks run after every run's last wave.", *checkSchema()),
+		"onFailure":    enum("What a failed run does: stop (the default) or rollback (once).", "stop", "rollback"),
+		"checks":       list("Checks run after every run's last wave.", *checkSchema()),
 	}, "source")
 	return s
 }
