@@ -2,6 +2,10 @@ package controller_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +94,71 @@ func TestAFailingRevisionBacksOffThenStallsUntilASyncOrANewRevision(t *testing.T
 	rel = h.waitFor(t, ns, "app", "the new revision is applied", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateReady })
 	if rel.Status.Failure != nil {
 		t.Fatalf("failure %+v still recorded after a good run", rel.Status.Failure)
+	}
+}
+
+// webApp is Deployment web and its Service, port servicePort → 8080.
+func webApp(servicePort int) map[string]string {
+	files := webDeployment(nil)
+	files["svc.yaml"] = fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector:
+    app: web
+  ports:
+  - port: %d
+    targetPort: 8080
+`, servicePort)
+	return files
+}
+
+// #35 acceptance 3: a revision whose checks fail is rolled back exactly
+// once (onFailure: rollback), then Stalled, and nothing more is written
+// for ten intervals.
+func TestARevisionWhoseChecksFailIsRolledBackOnceThenStalls(t *testing.T) {
+	h := startController(t, 0)
+	ns := h.ns
+	h.grantDeployer(t, ns, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
+	t.Cleanup(srv.Close)
+	h.sb.OnEveryPod(t, ns, sandboxtest.PodRule{Selector: map[string]string{"app": "web"}, Port: 8080, Target: netip.MustParseAddrPort(strings.TrimPrefix(srv.URL, "http://"))})
+	h.src.set(webApp(80))
+	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{
+		Policy:    &v1alpha1.Policy{Actions: []string{"create", "update"}},
+		OnFailure: "rollback",
+		Checks:    []v1alpha1.Check{{Name: "home", HTTP: &v1alpha1.HTTPCheck{Service: "web", Port: 80, Path: "/", BodyContains: "ok"}}},
+	})
+	h.waitFor(t, ns, "app", "revision 1 is applied and its check passes", func(r *v1alpha1.Release) bool {
+		return r.Status.State == v1alpha1.StateReady && len(r.Status.Checks) == 1 && r.Status.Checks[0].Passed
+	})
+
+	h.src.set(webApp(81)) // the check's port 80 is gone: it fails
+	rel := h.waitFor(t, ns, "app", "revision 2 fails its check and stalls", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateStalled })
+	if f := rel.Status.Failure; f == nil || !f.ChecksFailed || f.Attempts != 1 {
+		t.Fatalf("failure %+v; want one run, its checks failed", rel.Status.Failure)
+	}
+	time.Sleep(3 * time.Second) // the pass after the stall settles
+	before := h.versions(t, ns)
+	time.Sleep(10 * 2 * time.Second) // ten intervals
+	for obj, v := range h.versions(t, ns) {
+		if before[obj] != v {
+			t.Errorf("%s was written while the Release was Stalled (resourceVersion %s → %s)", obj, before[obj], v)
+		}
+	}
+	rel = h.release(t, ns, "app")
+	rollbacks := 0
+	for _, run := range rel.Status.Runs {
+		if strings.HasPrefix(run.Message, "rollback") {
+			rollbacks++
+		}
+	}
+	if rollbacks != 1 || rel.Status.Failure.Attempts != 1 {
+		t.Fatalf("runs %+v, failure %+v; want exactly one rollback and no second attempt", rel.Status.Runs, rel.Status.Failure)
+	}
+	svc := h.serviceLivePort(t, ns, "web")
+	if svc != 80 {
+		t.Fatalf("Service web serves port %d after the rollback; want revision 1's 80", svc)
 	}
 }

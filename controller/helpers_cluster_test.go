@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -216,15 +217,23 @@ func (h *harness) release(t *testing.T, ns, name string) *v1alpha1.Release {
 	return &rel
 }
 
-// waitFor polls the Release until ok says so, and returns it.
+// waitFor polls the Release until ok says so, and returns it; on a
+// timeout the test fails showing the last status seen.
 func (h *harness) waitFor(t *testing.T, ns, name, what string, ok func(*v1alpha1.Release) bool) *v1alpha1.Release {
 	t.Helper()
 	var last *v1alpha1.Release
-	eventually(t, 60*time.Second, what, func() bool {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
 		last = h.release(t, ns, name)
-		return ok(last)
-	})
-	return last
+		if ok(last) {
+			return last
+		}
+		if time.Now().After(deadline) {
+			st, _ := json.MarshalIndent(last.Status, "", "  ")
+			t.Fatalf("after 60s: %s did not happen; the Release's status:\n%s", what, st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // approve writes hash into the Release's spec.approve, as
@@ -295,4 +304,14 @@ func (h *harness) source() source.Source {
 		return h.custom
 	}
 	return h.src
+}
+
+// serviceLivePort is the first port of Service ns/name.
+func (h *harness) serviceLivePort(t *testing.T, ns, name string) int32 {
+	t.Helper()
+	var svc corev1.Service
+	if err := h.client.Get(sandboxtest.Context(t, 30*time.Second), types.NamespacedName{Namespace: ns, Name: name}, &svc); err != nil {
+		t.Fatal(err)
+	}
+	return svc.Spec.Ports[0].Port
 }

@@ -129,7 +129,7 @@ type httpTable struct {
 	Service      string `toml:"service"`
 	Port         int32  `toml:"port"`
 	Path         string `toml:"path,omitempty"`
-	ExpectStatus int32  `toml:"expect_status,omitempty"`
+	ExpectStatus int32  `toml:"expect_status,omitzero"`
 	BodyContains string `toml:"body_contains,omitempty"`
 }
 
