@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -114,28 +116,28 @@ func TestAReadyReleaseWritesNothingWhileNothingChanges(t *testing.T) {
 	}
 }
 
-// versions maps each ConfigMap, Secret and Lease of ns to its
-// resourceVersion.
+// versions maps each ConfigMap, Secret, Lease, Service and Deployment of
+// ns to its resourceVersion: any write to one changes it.
 func (h *harness) versions(t *testing.T, ns string) map[string]string {
 	t.Helper()
 	ctx := sandboxtest.Context(t, 30*time.Second)
 	out := map[string]string{}
-	var cms corev1.ConfigMapList
-	var secrets corev1.SecretList
-	var leases coordinationv1.LeaseList
-	for _, l := range []client.ObjectList{&cms, &secrets, &leases} {
+	lists := map[string]client.ObjectList{
+		"ConfigMap": &corev1.ConfigMapList{}, "Secret": &corev1.SecretList{}, "Lease": &coordinationv1.LeaseList{},
+		"Service": &corev1.ServiceList{}, "Deployment": &appsv1.DeploymentList{},
+	}
+	for kind, l := range lists {
 		if err := h.client.List(ctx, l, client.InNamespace(ns)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	for _, o := range cms.Items {
-		out["ConfigMap/"+o.Name] = o.ResourceVersion
-	}
-	for _, o := range secrets.Items {
-		out["Secret/"+o.Name] = o.ResourceVersion
-	}
-	for _, o := range leases.Items {
-		out["Lease/"+o.Name] = o.ResourceVersion
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range items {
+			m := o.(client.Object)
+			out[kind+"/"+m.GetName()] = m.GetResourceVersion()
+		}
 	}
 	return out
 }
