@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,3 +78,20 @@ func TestDescribedSourcesCarryNoPassword(t *testing.T) {
 }
 
 func sourceRevision(id string) source.Revision { return source.Revision{ID: id} }
+
+func TestTheControllerNeverRunsACredentialProgram(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "exec.kubeconfig")
+	kc := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/false, interactiveMode: Never}}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+`
+	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := restConfig(Options{Kubeconfig: path, Context: "c"}); err == nil || !strings.Contains(err.Error(), "credential program") {
+		t.Fatalf("restConfig of an exec user = %v; want a refusal", err)
+	}
+}

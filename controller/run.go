@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -38,11 +39,9 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	o.StateKeyFile = keyFile
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: o.Context}).ClientConfig()
+	cfg, err := restConfig(o)
 	if err != nil {
-		return fmt.Errorf("kubeconfig %s, context %s: %w", o.Kubeconfig, o.Context, err)
+		return err
 	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -90,6 +89,23 @@ func Run(ctx context.Context, o Options) error {
 	}
 	fmt.Fprintf(logWriter(o.Log), "piceli-controller %s in namespace %s; state signer: %s\n", o.Identity, o.Namespace, r.Signer)
 	return mgr.Start(ctx)
+}
+
+// restConfig reads exactly the named kubeconfig file and context, as every
+// piceli command does, and refuses a user entry that would run a program
+// (an exec credential plugin or an auth provider). A token file stays a
+// file, which client-go reads again as the kubelet rotates a pod's token.
+func restConfig(o Options) (*rest.Config, error) {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: o.Context}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s, context %s: %w", o.Kubeconfig, o.Context, err)
+	}
+	if cfg.ExecProvider != nil || cfg.AuthProvider != nil {
+		return nil, fmt.Errorf("kubeconfig %s, context %s: its user runs a credential program, which the controller never does", o.Kubeconfig, o.Context)
+	}
+	return cfg, nil
 }
 
 // cacheOptions watches only namespaces, when it names any.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -216,13 +217,17 @@ func (r *Reconciler) history(ctx context.Context, rl *release.Release, st *statu
 	}
 }
 
-// writeStatus patches the Release's status with st, retrying on
-// conflicts; a Release deleted meanwhile is fine.
+// writeStatus writes st as the Release's status, retrying on conflicts;
+// a status that did not change is not sent (a quiet pass costs no write
+// request), and a Release deleted meanwhile is fine.
 func (r *Reconciler) writeStatus(ctx context.Context, key types.NamespacedName, st *status) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		var cur v1alpha1.Release
 		if err := r.Client.Get(ctx, key, &cur); err != nil {
 			return client.IgnoreNotFound(err)
+		}
+		if equality.Semantic.DeepEqual(cur.Status, st.ReleaseStatus) {
+			return nil
 		}
 		cur.Status = st.ReleaseStatus
 		return r.Client.Status().Update(ctx, &cur)

@@ -187,7 +187,6 @@ const (
 
 // The values of ReleaseStatus.State: one word for the printer column.
 const (
-	StateFetching         = "Fetching"
 	StateApprovalRequired = "ApprovalRequired"
 	StateApplying         = "Applying"
 	StateReady            = "Ready"
@@ -195,6 +194,9 @@ const (
 	StateStalled          = "Stalled"
 	StateSuspended        = "Suspended"
 )
+
+// States are the values of ReleaseStatus.State.
+var States = []string{StateApprovalRequired, StateApplying, StateReady, StateFailed, StateStalled, StateSuspended}
 
 // ReleaseStatus is what the controller last saw and did.
 type ReleaseStatus struct {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -136,6 +137,9 @@ Steps:
 			}
 			if wait != "" && name == "" {
 				return refusedf("--wait needs the Release as NAMESPACE/NAME")
+			}
+			if wait != "" && !slices.Contains(v1alpha1.States, wait) {
+				return refusedf("--wait %q is not a state; want one of %s", wait, strings.Join(v1alpha1.States, ", "))
 			}
 			c, err := controller.Connect(cmd.Context(), f.target())
 			if err != nil {

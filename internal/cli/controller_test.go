@@ -282,3 +282,12 @@ func checkControllerAccess(t *testing.T, sb *sandboxtest.Sandbox, ns string) {
 		}
 	}
 }
+
+// controller status --wait takes only a state a Release can have, and
+// says so before reaching any cluster.
+func TestControllerStatusWaitRefusesAnUnknownState(t *testing.T) {
+	res := run(t, "controller", "status", "ns/app", "--wait", "Readyy", "--kubeconfig", "missing.kubeconfig", "--context", "c")
+	if res.code != ExitRefused || !strings.Contains(res.stderr, `--wait "Readyy" is not a state`) || !strings.Contains(res.stderr, "ApprovalRequired") {
+		t.Fatalf("status --wait Readyy: exit %d, stderr %s; want exit 2 naming the states", res.code, res.stderr)
+	}
+}
