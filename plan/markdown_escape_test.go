@@ -65,11 +65,11 @@ func TestWriteMarkdownEscapesWhatTheReleaseSays(t *testing.T) {
 				t.Errorf("the object cell's code spans = %q, want the object's name", spans)
 			}
 			fields := codeSpans(rows[0][2], src)
-			if len(fields) != 5 {
-				t.Fatalf("the fields cell's code spans = %q, want the manager, its field, the path, the old and the new value", fields)
+			if len(fields) != 7 {
+				t.Fatalf("the fields cell's code spans = %q, want the manager and its field, the field taken back and its manager, the path, the old and the new value", fields)
 			}
-			got := []string{unquote(t, fields[0]), unquote(t, fields[1]), unquote(t, fields[2]), unjson(t, fields[3]), unjson(t, fields[4])}
-			if want := []string{tc.value, tc.value, tc.value, tc.value, tc.value}; !cmp.Equal(got, want) {
+			got := []string{unquote(t, fields[0]), unquote(t, fields[1]), unquote(t, fields[2]), unquote(t, fields[3]), unquote(t, fields[4]), unjson(t, fields[5]), unjson(t, fields[6])}
+			if want := []string{tc.value, tc.value, tc.value, tc.value, tc.value, tc.value, tc.value}; !cmp.Equal(got, want) {
 				t.Errorf("the fields cell's code spans read %q, want the manager, its field, the path, the old and the new value %q", got, tc.value)
 			}
 			if warn := rowsOf(tables[2]); len(warn) != 1 || reads(t, warn[0][1], src) != readable(tc.value) {
@@ -81,12 +81,14 @@ func TestWriteMarkdownEscapesWhatTheReleaseSays(t *testing.T) {
 }
 
 // hostilePlan is a plan whose one ConfigMap is named s, conflicts with
-// manager s over field s, changes field s from s to s, and warns s.
+// manager s over field s, takes field s back from manager s, changes field
+// s from s to s, and warns s.
 func hostilePlan(s string) *plan.Plan {
 	ref := object.Ref{Kind: "ConfigMap", Namespace: "shop", Name: s}
 	return &plan.Plan{Schema: plan.Schema, Hash: reviewHash, Release: plan.Release{Name: "shop"}, Target: plan.Target{Namespace: "shop"},
 		Steps: []plan.Step{{Ref: ref, Stage: plan.StageConfig, Action: plan.Update, Warnings: []string{s},
 			Conflicts: []plan.Conflict{{Manager: s, Fields: []string{s}}},
+			Reclaim:   []plan.Conflict{{Manager: s, Fields: []string{s}}},
 			Changes:   []plan.Change{{Path: s, Kind: plan.Changed, From: s, To: s}}}},
 		Waves: []plan.Wave{{Stage: plan.StageConfig, Nodes: []int{0}}},
 	}

@@ -34,6 +34,9 @@ func fieldsCell(s Step) string {
 	for _, c := range s.Conflicts {
 		lines = append(lines, fmt.Sprintf("conflict: manager %s owns %s", code(c.Manager), codeList(c.Fields)))
 	}
+	for _, c := range s.Reclaim {
+		lines = append(lines, fmt.Sprintf("takes back %s from manager %s, which edited them", codeList(c.Fields), code(c.Manager)))
+	}
 	for _, c := range s.Changes {
 		lines = append(lines, changeMD(c, s.Ref.IsSecret()))
 	}

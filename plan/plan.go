@@ -174,6 +174,14 @@ type Step struct {
 	// for it to be ready; empty means it waits (deletes never do). Hashed:
 	// approving a plan approves which objects it does not wait for.
 	NoWait NoWaitReason `json:"noWait,omitempty"`
+	// Reclaim are the fields this release declares that other managers
+	// took by an update (kubectl edit, kubectl scale, a PATCH or a PUT),
+	// which applying the step takes back: apply forces ownership of the
+	// object's fields, and refuses if the object changed since it was
+	// planned. Planned only when asked (release.PlanOptions.Reclaim);
+	// a field another manager owns by server-side apply stays a
+	// conflict. Hashed: approving the plan approves taking them back.
+	Reclaim []Conflict `json:"reclaim,omitempty"`
 }
 
 // Observed is what the planner saw of a step's object in the cluster. Apply
@@ -193,7 +201,18 @@ type Observed struct {
 type Conflict struct {
 	Manager string   `json:"manager"`
 	Fields  []string `json:"fields"`
+	// Operation is how the manager wrote the object, as its managedFields
+	// say: OperationUpdate for an edit (kubectl edit or scale, a PATCH,
+	// a PUT), OperationApply for a server-side apply; empty when the live
+	// object does not say.
+	Operation string `json:"operation,omitempty"`
 }
+
+// The values of Conflict.Operation, as managedFields spell them.
+const (
+	OperationUpdate = "Update"
+	OperationApply  = "Apply"
+)
 
 // ChangeKind says how a field differs.
 type ChangeKind string

@@ -118,6 +118,9 @@ func writeStep(w io.Writer, s Step, opts WriteOptions) {
 	for _, c := range s.Conflicts {
 		fmt.Fprintf(w, "      %s manager %q owns %s\n", paint(opts, "31", "conflict:"), c.Manager, strings.Join(c.Fields, ", "))
 	}
+	for _, c := range s.Reclaim {
+		fmt.Fprintf(w, "      %s %s from manager %q, which edited them\n", paint(opts, "33", "takes back:"), strings.Join(c.Fields, ", "), c.Manager)
+	}
 	for _, c := range s.Changes {
 		fmt.Fprintf(w, "      %s\n", changeLine(c, opts))
 	}

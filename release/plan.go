@@ -11,6 +11,13 @@ type PlanOptions struct {
 	// AllowReplace plans delete-and-create for immutable field changes
 	// instead of refusing them.
 	AllowReplace bool
+	// Reclaim plans back the fields this release declares that another
+	// field manager changed by an update (kubectl edit or scale, a PATCH,
+	// a PUT): such a step is an update that takes the fields back
+	// (plan.Step.Reclaim) instead of a conflict that blocks the plan. A
+	// field another manager owns by server-side apply stays a conflict.
+	// Apply the plan with RunOptions.Reclaim.
+	Reclaim bool
 	// Parallel bounds the dry-runs (and LISTs) in flight; 0 means 16. It
 	// is the knob that spares a small or shared control plane.
 	Parallel int
@@ -60,5 +67,5 @@ func (r *Release) planned(ctx context.Context, opts PlanOptions) (*session, erro
 	if err := s.resolveSecrets(ctx); err != nil {
 		return nil, err
 	}
-	return s, s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel})
+	return s, s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, reclaim: opts.Reclaim, parallel: opts.Parallel})
 }

@@ -168,7 +168,7 @@ func (r *Release) promote(ctx context.Context, ran *ranRevision, opts PlanOption
 	if err := s.resolveSecrets(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel}); err != nil {
+	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, reclaim: opts.Reclaim, parallel: opts.Parallel}); err != nil {
 		return nil, err
 	}
 	res := &Promotion{Schema: PromotionSchema, From: ran.env, To: r.spec.Environment, Revision: ran.number, RevisionPlan: ran.plan,

@@ -38,7 +38,7 @@ func (r *Release) PlanRollback(ctx context.Context, to int, opts PlanOptions) (*
 	if err != nil {
 		return nil, refuse(err)
 	}
-	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel}); err != nil {
+	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, reclaim: opts.Reclaim, parallel: opts.Parallel}); err != nil {
 		return nil, err
 	}
 	if err := s.store(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -24,6 +25,10 @@ type RunOptions struct {
 	// recreate objects whose immutable fields change, as the approved plan
 	// did; it must match how that plan was made.
 	AllowReplace bool
+	// Reclaim lets the approval check's fresh plan take back fields other
+	// managers edited (PlanOptions.Reclaim); an approved plan with a step
+	// that takes fields back implies it.
+	Reclaim bool
 	// Parallel bounds the requests in flight: the approval check's reads
 	// and dry-runs, and the writes within a wave (waves run one after
 	// another). 0 means 16. It is the knob that spares a small or shared
@@ -129,7 +134,9 @@ func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts R
 	observe := func(ref object.Ref, live *unstructured.Unstructured) {
 		current[ref] = readiness.Compute(live).Status == readiness.Current
 	}
-	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, parallel: opts.Parallel, approved: approved, observe: observe}); err != nil {
+	// A plan that takes fields back was made with Reclaim: so is the check.
+	reclaim := opts.Reclaim || slices.ContainsFunc(approved.Steps, func(st plan.Step) bool { return len(st.Reclaim) > 0 })
+	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, reclaim: reclaim, parallel: opts.Parallel, approved: approved, observe: observe}); err != nil {
 		return apply.Input{}, err
 	}
 	if err := apply.Approve(approved, s.plan, only); err != nil {

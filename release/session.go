@@ -141,6 +141,7 @@ func (s *session) connect(ctx context.Context) error {
 // planning says how a session plans.
 type planning struct {
 	allowReplace bool
+	reclaim      bool // take back fields other managers edited (planner.Options Reclaim)
 	parallel     int // requests in flight; 0: planner.DefaultParallel
 	// approved is the plan an approval check confirms (planner.Options
 	// Approved); nil plans anew.
@@ -171,7 +172,7 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		Environment:         s.environment(),
 		Capabilities:        planCapabilities(s.capabilities),
 	}
-	opts := planner.Options{AllowReplace: how.allowReplace, Key: s.key, Approved: how.approved, Parallel: how.parallel, Observe: how.observe}
+	opts := planner.Options{AllowReplace: how.allowReplace, Reclaim: how.reclaim, Key: s.key, Approved: how.approved, Parallel: how.parallel, Observe: how.observe}
 	if recs.applied != nil && recs.applied.Release == in.Release {
 		opts.Settled = recs.settled // written by this field manager
 	}

@@ -132,7 +132,7 @@ func managers(u *unstructured.Unstructured) []string {
 func (t *target) applyObject(ctx context.Context, u *unstructured.Unstructured, rv string) (written, error) {
 	obj := u.DeepCopy()
 	obj.SetResourceVersion(rv)
-	out, err := t.res.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: t.manager})
+	out, err := t.res.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: t.manager, Force: len(t.step.Reclaim) > 0})
 	if err != nil {
 		return written{}, err
 	}

@@ -82,7 +82,7 @@ func runRelease(cmd *cobra.Command, f applyFlags, run func(*release.Release, rel
 	if err != nil {
 		return err
 	}
-	opts := release.RunOptions{AllowReplace: f.allowReplace, Parallel: f.parallel, SkipChecks: f.skipChecks,
+	opts := release.RunOptions{AllowReplace: f.allowReplace, Reclaim: f.reclaim, Parallel: f.parallel, SkipChecks: f.skipChecks,
 		Interrupt: softStop(cmd.Context(), cmd.ErrOrStderr()), Events: d.events}
 	_, err = run(r, opts)
 	d.done()
@@ -126,7 +126,7 @@ func planFirst(cmd *cobra.Command, f applyFlags, planOf func(*release.Release, r
 	if err != nil {
 		return err
 	}
-	p, to, err := planOf(r, release.PlanOptions{AllowReplace: f.allowReplace, Parallel: f.parallel})
+	p, to, err := planOf(r, release.PlanOptions{AllowReplace: f.allowReplace, Reclaim: f.reclaim, Parallel: f.parallel})
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ comment, as "piceli release plan -o markdown" prints (see docs/review.md).`,
 			if err != nil {
 				return err
 			}
-			p, err := r.Diff(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace, Parallel: f.parallel})
+			p, err := r.Diff(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace, Reclaim: f.reclaim, Parallel: f.parallel})
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ type planFlags struct {
 	targetFlags
 	output       string
 	allowReplace bool
+	reclaim      bool
 	parallel     int
 	artifact     string
 	// markdown offers -o markdown: plan and diff, whose output is a
@@ -27,6 +28,7 @@ type planFlags struct {
 // --parallel, in the commands that plan.
 const (
 	usageAllowReplace = "plan delete-and-create for immutable field changes instead of refusing them"
+	usageReclaim      = "take back declared fields another manager changed by an update (kubectl edit, kubectl scale) instead of blocking on them; the plan lists each with its manager"
 	usageParallel     = "requests in flight at once: dry-runs when planning, writes within a wave when applying (0: 16)"
 )
 
@@ -37,6 +39,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	f.targetFlags.register(cmd)
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", outputUsage(f.markdown))
 	cmd.Flags().BoolVar(&f.allowReplace, "allow-replace", false, usageAllowReplace)
+	cmd.Flags().BoolVar(&f.reclaim, "reclaim", false, usageReclaim)
 	cmd.Flags().IntVar(&f.parallel, "parallel", 0, usageParallel)
 	cmd.Flags().StringVar(&f.artifact, "artifact", "", usageArtifact)
 }
@@ -96,7 +99,7 @@ value, and the approve command (see docs/review.md).`,
 			if err != nil {
 				return err
 			}
-			p, err := r.Plan(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace, Parallel: f.parallel})
+			p, err := r.Plan(cmd.Context(), release.PlanOptions{AllowReplace: f.allowReplace, Reclaim: f.reclaim, Parallel: f.parallel})
 			if err != nil {
 				return err
 			}
@@ -137,6 +140,9 @@ func printPlan(cmd *cobra.Command, output string, p *plan.Plan, next string, sho
 		if blocksReplace(p) {
 			err = fmt.Errorf("%w; to delete and create again what an immutable field blocks, plan with --allow-replace", err)
 		}
+		if blocksEdit(p) {
+			err = fmt.Errorf("%w; to take back fields someone edited (kubectl edit, kubectl scale), plan with --reclaim", err)
+		}
 		return &ExitError{Code: ExitFailed, Err: err}
 	}
 	return nil
@@ -162,6 +168,20 @@ func blocksReplace(p *plan.Plan) bool {
 	for _, s := range p.Steps {
 		if s.Blocked != "" && s.Action == plan.Replace {
 			return true
+		}
+	}
+	return false
+}
+
+// blocksEdit says whether a step of p is blocked by a manager that edited
+// a declared field (an update, which --reclaim takes back) and not by
+// one that applied it.
+func blocksEdit(p *plan.Plan) bool {
+	for _, s := range p.Steps {
+		for _, c := range s.Conflicts {
+			if c.Operation == plan.OperationUpdate {
+				return true
+			}
 		}
 	}
 	return false

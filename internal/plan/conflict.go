@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // managerInMessage finds the manager in a field-manager conflict cause,
@@ -41,6 +42,44 @@ func conflictsOf(err error) []Conflict {
 		out = append(out, Conflict{Manager: m, Fields: fields[m]})
 	}
 	return out
+}
+
+// withOperations sets the Operation of each conflict from live's
+// managedFields: OperationApply when the manager applied any of the
+// object's fields (not a subresource's), else OperationUpdate when it
+// updated them, else empty.
+func withOperations(cs []Conflict, live *unstructured.Unstructured) []Conflict {
+	for i := range cs {
+		for _, e := range live.GetManagedFields() {
+			if e.Manager != cs[i].Manager || e.Subresource != "" {
+				continue
+			}
+			switch {
+			case e.Operation == metav1.ManagedFieldsOperationApply:
+				cs[i].Operation = OperationApply
+			case cs[i].Operation == "":
+				cs[i].Operation = OperationUpdate
+			}
+		}
+	}
+	return cs
+}
+
+// reclaimable returns the conflicts cs of live when the plan takes them
+// back (Options.Reclaim) and every one is an update's: a manager that
+// edited fields the release declares. A manager that applied a field
+// owns it as the release does, and forcing it away would start a fight
+// between two appliers: then nil, and the step stays blocked.
+func (m *maker) reclaimable(cs []Conflict, live *unstructured.Unstructured) []Conflict {
+	if !m.opts.Reclaim || cs == nil {
+		return nil
+	}
+	for _, c := range withOperations(cs, live) {
+		if c.Operation != OperationUpdate {
+			return nil
+		}
+	}
+	return cs
 }
 
 // immutableField returns the field an invalid-request error says is

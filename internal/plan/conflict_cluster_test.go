@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestPlanShowsAnotherManagersField(t *testing.T) {
 	web := f.object(t, "Deployment", "web")
 	unstructured.SetNestedField(web.Object, int64(2), "spec", "replicas")
 	s := find(t, f.plan(t, plan.Options{}), "Deployment", "web")
-	want := []plan.Conflict{{Manager: "ops-team", Fields: []string{"spec.replicas"}}}
+	want := []plan.Conflict{{Manager: "ops-team", Fields: []string{"spec.replicas"}, Operation: plan.OperationUpdate}}
 	if diff := cmp.Diff(want, s.Conflicts); diff != "" {
 		t.Errorf("conflicts (-want +got):\n%s", diff)
 	}
@@ -36,6 +37,53 @@ func TestPlanShowsAnotherManagersField(t *testing.T) {
 		t.Errorf("blocked reason %q does not name the manager and field", s.Blocked)
 	}
 }
+
+// TestReclaimTakesBackAnEditButNotAnotherAppliersField edits the replicas
+// hello declares, as kubectl edit does (a patch: an update), and expects a
+// plan made with Reclaim to update them back, naming the editor; a field
+// another manager took by server-side apply stays a blocked conflict,
+// Reclaim or not.
+func TestReclaimTakesBackAnEditButNotAnotherAppliersField(t *testing.T) {
+	f := example(t, "hello")
+	unstructured.SetNestedField(f.object(t, "Deployment", "web").Object, int64(2), "spec", "replicas")
+	f.applyAll(t)
+	ctx := sandboxtest.Context(t, 30e9)
+	deploys := f.sb.Dynamic.Resource(deployments).Namespace(f.ns)
+	if _, err := deploys.Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := find(t, f.plan(t, plan.Options{}), "Deployment", "web"); s.Blocked == "" || s.Reclaim != nil {
+		t.Fatalf("without Reclaim an edit must block the step: blocked %q, reclaim %v", s.Blocked, s.Reclaim)
+	}
+	s := find(t, f.plan(t, plan.Options{Reclaim: true}), "Deployment", "web")
+	want := []plan.Conflict{{Manager: "kubectl-edit", Fields: []string{"spec.replicas"}, Operation: plan.OperationUpdate}}
+	if diff := cmp.Diff(want, s.Reclaim); diff != "" || s.Blocked != "" || s.Action != plan.Update {
+		t.Errorf("with Reclaim: action %s, blocked %q, reclaim (-want +got):\n%s", s.Action, s.Blocked, diff)
+	}
+	if got := changedPaths(s.Changes); !slices.Contains(got, "spec.replicas") {
+		t.Errorf("the reclaiming step changes %v, want spec.replicas among them", got)
+	}
+
+	applied := []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":4}}`)
+	if _, err := deploys.Patch(ctx, "web", types.ApplyPatchType, applied, metav1.PatchOptions{FieldManager: "autoscaler", Force: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	s = find(t, f.plan(t, plan.Options{Reclaim: true}), "Deployment", "web")
+	want = []plan.Conflict{{Manager: "autoscaler", Fields: []string{"spec.replicas"}, Operation: plan.OperationApply}}
+	if diff := cmp.Diff(want, s.Conflicts); diff != "" || s.Blocked == "" || s.Reclaim != nil {
+		t.Errorf("another applier's field: blocked %q, reclaim %v, conflicts (-want +got):\n%s", s.Blocked, s.Reclaim, diff)
+	}
+}
+
+func changedPaths(cs []plan.Change) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Path)
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // TestPlanRefusesImmutableChangesUnlessReplaceIsAllowed changes the data of
 // an immutable ConfigMap.

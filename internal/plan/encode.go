@@ -49,6 +49,7 @@ type stepJSON struct {
 	Seal       string          `json:"seal,omitempty"`
 	Warnings   []string        `json:"warnings,omitempty"`
 	NoWait     NoWaitReason    `json:"noWait,omitempty"`
+	Reclaim    []Conflict      `json:"reclaim,omitempty"`
 }
 
 // manifestsOf encodes the manifest of each step of p, nil for a step
@@ -74,6 +75,7 @@ func wireStep(s Step, m json.RawMessage) stepJSON {
 		Ref: s.Ref, APIVersion: s.APIVersion, Resource: s.Resource, Stage: s.Stage, Action: s.Action,
 		Observed: s.Observed, Desired: s.Desired, Manifest: m, DependsOn: s.DependsOn, Conflicts: s.Conflicts,
 		Blocked: s.Blocked, Origin: s.Origin, Changes: s.Changes, Seal: s.Seal, Warnings: s.Warnings, NoWait: s.NoWait,
+		Reclaim: s.Reclaim,
 	}
 }
 

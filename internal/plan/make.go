@@ -64,6 +64,10 @@ const DefaultParallel = 16
 type Options struct {
 	Parallel     int    // concurrent reads and dry-runs; 0 means DefaultParallel
 	AllowReplace bool   // plan replace for immutable changes instead of refusing
+	// Reclaim plans back the declared fields other managers took by an
+	// update (Step.Reclaim) instead of blocking on them; fields another
+	// manager owns by server-side apply stay conflicts.
+	Reclaim bool
 	Key          []byte // digest key (ReadKey); nil means an ephemeral one
 	// Approved is the plan an approval check confirms, made earlier of the
 	// same inputs; nil plans anew. A step whose desired manifest and live

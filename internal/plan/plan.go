@@ -42,3 +42,9 @@ const (
 	Removed = pub.Removed
 	Changed = pub.Changed
 )
+
+// The operations of a conflict's manager.
+const (
+	OperationUpdate = pub.OperationUpdate
+	OperationApply  = pub.OperationApply
+)

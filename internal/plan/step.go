@@ -42,11 +42,15 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 		s.Action, s.Observed = Create, Observed{Absent: true}
 		return m.validateElsewhere(ctx, i, s)
 	}
-	result, err := m.dryRun(ctx, i)
+	result, err := m.dryRun(ctx, i, false)
 	if live == nil {
 		return m.create(ctx, i, s, err)
 	}
 	s.Observed = m.observe(m.in.Objects[i].Object, live)
+	if cs := m.reclaimable(conflictsOf(err), live); cs != nil {
+		s.Reclaim = cs
+		result, err = m.dryRun(ctx, i, true)
+	}
 	return m.change(s, live, result, err)
 }
 
@@ -97,7 +101,7 @@ func (m *maker) change(s Step, live, result *unstructured.Unstructured, err erro
 		s.Action = Adopt
 	}
 	if cs := conflictsOf(err); cs != nil {
-		s.Conflicts, s.Blocked = cs, conflictReason(cs)
+		s.Conflicts, s.Blocked = withOperations(cs, live), conflictReason(cs)
 		return s, nil
 	}
 	if f := immutableField(err); f != "" {
@@ -137,10 +141,11 @@ func (m *maker) observe(desired, live *unstructured.Unstructured) Observed {
 
 // dryRun asks the server what applying object i would store, without
 // storing it: defaults, admission and field ownership all take part.
-func (m *maker) dryRun(ctx context.Context, i int) (*unstructured.Unstructured, error) {
+// force takes every field the object sets (a reclaim, see reclaimable).
+func (m *maker) dryRun(ctx context.Context, i int, force bool) (*unstructured.Unstructured, error) {
 	o, r := m.in.Objects[i].Object, m.res[i]
 	ri := m.c.Dynamic.Resource(r.GVR)
-	opts := metav1.ApplyOptions{FieldManager: m.in.Release.FieldManager, DryRun: []string{metav1.DryRunAll}}
+	opts := metav1.ApplyOptions{FieldManager: m.in.Release.FieldManager, DryRun: []string{metav1.DryRunAll}, Force: force}
 	if r.Namespaced {
 		return ri.Namespace(o.GetNamespace()).Apply(ctx, o.GetName(), o, opts)
 	}
