@@ -39,10 +39,18 @@ type Status struct {
 	// Access is the command that forwards the release's Services to
 	// 127.0.0.1.
 	Access string `json:"access"`
+	// Drift is what differs between the cluster and the latest revision,
+	// when StatusOptions.Drift asked; nil otherwise.
+	Drift *DriftReport `json:"drift,omitempty"`
 }
 
 // StatusOptions tune Status. The zero value is valid.
-type StatusOptions struct{}
+type StatusOptions struct {
+	// Drift also compares the latest revision's objects with the cluster
+	// (Drift): server-side dry-runs, which need the rights a plan needs;
+	// nothing is written.
+	Drift bool
+}
 
 // Status reads the release's objects from the cluster and says whether
 // each is ready, why not, and how to reach the app. The objects are those
@@ -51,7 +59,7 @@ type StatusOptions struct{}
 // with the release; Secrets as metadata only, so no value is read), plus
 // one of pods, and of claims where there are StatefulSets, per namespace
 // with workloads, never a GET per object. Nothing is written.
-func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) {
+func (r *Release) Status(ctx context.Context, opts StatusOptions) (*Status, error) {
 	if err := r.checkOwner(); err != nil {
 		return nil, err
 	}
@@ -69,12 +77,18 @@ func (r *Release) Status(ctx context.Context, _ StatusOptions) (*Status, error) 
 		return nil, err
 	}
 	rep := appstatus.Compute(declared, live)
-	return &Status{
+	out := &Status{
 		Schema: StatusSchema, Release: r.Name(), Namespace: r.spec.Target.Namespace,
 		Server: s.client.Server, Context: s.client.ContextName, Source: source,
 		Ready: rep.Ready, Summary: rep.Summary, Objects: rep.Objects, Services: rep.Services, Ingresses: rep.Ingresses,
 		Revision: st.Latest, Run: st.Run, Access: r.AccessCommand(),
-	}, nil
+	}
+	if opts.Drift {
+		if out.Drift, err = r.Drift(ctx, PlanOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // statusObjects connects and returns the objects status looks at, and

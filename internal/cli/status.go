@@ -14,8 +14,9 @@ import (
 func newStatusCmd() *cobra.Command {
 	var f targetFlags
 	var output string
+	var drift bool
 	cmd := &cobra.Command{
-		Use:   "status --spec release.toml [-o json]",
+		Use:   "status --spec release.toml [--drift] [-o json]",
 		Short: "Say whether the app is up, and how to reach it",
 		Long: `Say whether every object of the release is ready, and how to reach the app.
 
@@ -30,8 +31,13 @@ Steps:
      Ingress hosts, the latest revision and its checks, and the piceli
      access command; or one JSON document with -o json
      ("schema": "piceli.status/v1")
+  4. with --drift, also plan the latest revision's objects against the
+     cluster (server-side dry-runs of the objects someone wrote since the
+     release did) and list each declared field whose live value differs,
+     with the field manager that changed it, and each deleted object
 
-Exit 0 when every object is ready, 1 when one is not. Nothing is written.`,
+Exit 0 when every object is ready (and, with --drift, nothing drifted), 1
+when one is not. Nothing is written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {
@@ -41,7 +47,7 @@ Exit 0 when every object is ready, 1 when one is not. Nothing is written.`,
 			if err != nil {
 				return err
 			}
-			st, err := r.Status(cmd.Context(), release.StatusOptions{})
+			st, err := r.Status(cmd.Context(), release.StatusOptions{Drift: drift})
 			if err != nil {
 				return err
 			}
@@ -50,14 +56,19 @@ Exit 0 when every object is ready, 1 when one is not. Nothing is written.`,
 			} else {
 				printAppStatus(cmd.OutOrStdout(), st)
 			}
-			if err == nil && !st.Ready {
+			switch {
+			case err != nil:
+			case !st.Ready:
 				err = &ExitError{Code: ExitFailed, Err: fmt.Errorf("not ready: %s", st.Summary)}
+			case st.Drift != nil && st.Drift.Drifted():
+				err = &ExitError{Code: ExitFailed, Err: fmt.Errorf("drifted: %d objects differ from revision %d", len(st.Drift.Objects), st.Drift.Revision)}
 			}
 			return err
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", usageOutput)
+	cmd.Flags().BoolVar(&drift, "drift", false, "also compare the latest revision's objects with the cluster (dry-runs; needs the rights a plan needs) and list what others changed")
 	return cmd
 }
 
@@ -107,7 +118,37 @@ func printReach(w io.Writer, st *release.Status) {
 	if run := st.Run; run != nil && (st.Revision == nil || run.ID != st.Revision.Run) {
 		fmt.Fprintf(w, "latest run %s: %s%s\n", run.ID, run.Phase, runChecks(run.Checks))
 	}
+	printReleaseDrift(w, st.Drift)
 	fmt.Fprintf(w, "reach it: %s\n", st.Access)
+}
+
+// printReleaseDrift lists what differs from the latest revision, when it
+// was compared.
+func printReleaseDrift(w io.Writer, d *release.DriftReport) {
+	switch {
+	case d == nil:
+		return
+	case !d.Drifted():
+		fmt.Fprintf(w, "drift: none; the cluster is what revision %d left\n", d.Revision)
+		return
+	}
+	fmt.Fprintf(w, "drift from revision %d:\n", d.Revision)
+	for _, o := range d.Objects {
+		if o.Deleted {
+			fmt.Fprintf(w, "  %s deleted\n", o.Ref)
+			continue
+		}
+		for _, f := range o.Fields {
+			by := ""
+			switch {
+			case f.Applied:
+				by = " (owned by " + f.Manager + " through server-side apply)"
+			case f.Manager != "":
+				by = " (changed by " + f.Manager + ")"
+			}
+			fmt.Fprintf(w, "  %s %s%s\n", o.Ref, f.Path, by)
+		}
+	}
 }
 
 // checksSummary says what a revision's checks found.
