@@ -32,6 +32,8 @@ type Reconciler struct {
 	Metrics *Metrics
 	// NewSource builds a Release's source; nil means source.New.
 	NewSource func(v1alpha1.Source, source.Credentials) (source.Source, error)
+
+	drift driftClock
 }
 
 // lockRetry is how soon a Release whose Lease another writer holds is
@@ -44,6 +46,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	var rel v1alpha1.Release
 	if err := r.Client.Get(ctx, req.NamespacedName, &rel); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !rel.DeletionTimestamp.IsZero() {
+		r.drift.forget(rel.UID)
 	}
 	st := newStatus(&rel, r.Signer)
 	res, err := r.deliver(ctx, &rel, st)
@@ -86,8 +91,12 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 		}
 		return res, nil
 	}
+	syncAsked := rel.Annotations[v1alpha1.SyncAnnotation] != rel.Status.Synced
 	if res, wait := r.held(rel, st, content.Revision); wait {
 		return res, nil
+	}
+	if settled(rel, st, content.Revision) && !syncAsked {
+		return r.watch(ctx, rel, rl, content.Revision, st)
 	}
 	if r.unchanged(ctx, rl, st, content.Revision) {
 		r.Metrics.planned(false)
@@ -100,7 +109,9 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 // or the policy approved it.
 func (r *Reconciler) planAndApply(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, rev source.Revision, st *status) (reconcile.Result, error) {
 	every := r.interval(rel)
-	p, err := rl.Plan(ctx, release.PlanOptions{})
+	// Fields someone edited are taken back by the plan, in the open: its
+	// steps list them (Step.Reclaim) for whoever approves it.
+	p, err := rl.Plan(ctx, release.PlanOptions{Reclaim: true})
 	if err != nil {
 		return r.failed(rel, st, "PlanFailed", err, every)
 	}
@@ -121,18 +132,18 @@ func (r *Reconciler) planAndApply(ctx context.Context, rel *v1alpha1.Release, rl
 		r.Events.once(rel, "ApprovalRequired", fmt.Sprintf("plan %s of %s waits for approval: %s", p.ShortHash(), rev, p.Summary()))
 		return reconcile.Result{RequeueAfter: every}, nil
 	}
-	return r.apply(ctx, rel, rl, p, rev, st)
+	return r.apply(ctx, rel, rl, p, rev, st, release.RunOptions{Reclaim: true})
 }
 
-// unchanged says whether a Release that is Ready at rev still is: a
-// Diff, which stores nothing and writes nothing to the cluster, finds no
-// change. Then the pass writes nothing either; any change is planned (and
-// stored, and shared) as usual.
+// unchanged says whether a Release that was Ready at rev, and whose spec
+// changed since (settled says no), still is: a Diff, which stores nothing
+// and writes nothing to the cluster, finds no change. Then the pass writes
+// nothing either; any change is planned (and stored, and shared) as usual.
 func (r *Reconciler) unchanged(ctx context.Context, rl *release.Release, st *status, rev source.Revision) bool {
 	if st.State != v1alpha1.StateReady || st.AppliedRevision != rev.String() {
 		return false
 	}
-	d, err := rl.Diff(ctx, release.PlanOptions{})
+	d, err := rl.Diff(ctx, release.PlanOptions{Reclaim: true})
 	return err == nil && !d.Changed()
 }
 
@@ -244,14 +255,14 @@ func (r *Reconciler) settleLatestRun(ctx context.Context, rel *v1alpha1.Release,
 	return reconcile.Result{}, false, nil
 }
 
-// apply runs the approved plan p.
-func (r *Reconciler) apply(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, p *plan.Plan, rev source.Revision, st *status) (reconcile.Result, error) {
+// apply runs the approved plan p, made as opts say.
+func (r *Reconciler) apply(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, p *plan.Plan, rev source.Revision, st *status, opts release.RunOptions) (reconcile.Result, error) {
 	r.Events.normal(rel, "Applying", fmt.Sprintf("applying plan %s of %s, approved by %s", p.ShortHash(), rev, st.Plan.ApprovedBy))
 	st.applying(p)
 	if err := r.writeStatus(ctx, client.ObjectKeyFromObject(rel), st); err != nil {
 		return reconcile.Result{}, err
 	}
-	res, err := rl.Apply(ctx, p.Hash, release.RunOptions{})
+	res, err := rl.Apply(ctx, p.Hash, opts)
 	r.ran(rel, st, res, err, p.Hash, rev.String())
 	r.history(ctx, rl, st)
 	var held *release.LockHeldError

@@ -134,7 +134,10 @@ func (st *status) upToDate(rev, hash string) {
 
 func (st *status) applied(rev, hash string) {
 	st.AppliedRevision, st.AppliedPlan = rev, hash
-	st.Failure = nil
+	st.Failure, st.Drift = nil, nil
+	if meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionDrifted) {
+		st.set(v1alpha1.ConditionDrifted, false, "Applied", "applied plan "+plan.ShortHash(hash)+" of "+rev)
+	}
 	st.finished("Applied", "applied plan "+plan.ShortHash(hash)+" of "+rev)
 }
 

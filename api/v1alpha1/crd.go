@@ -26,6 +26,7 @@ func CRD() *apiextensionsv1.CustomResourceDefinition {
 					{Name: "Source", Type: "string", JSONPath: ".status.sourceRevision", Description: "the source's latest revision"},
 					{Name: "Plan", Type: "string", JSONPath: ".status.plan.hash", Description: "the plan of that revision"},
 					{Name: "State", Type: "string", JSONPath: ".status.state"},
+					{Name: "Drifted", Type: "string", JSONPath: `.status.conditions[?(@.type=="Drifted")].status`, Description: "whether live objects differ from the applied revision"},
 					{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 				},
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: releaseSchema()},
@@ -61,6 +62,10 @@ func specSchema() *apiextensionsv1.JSONSchemaProps {
 		"readyTimeout": str("Each wave's readiness bound, as a duration; empty means 5m."),
 		"onFailure":    enum("What a failed run does: stop (the default) or rollback (once).", "stop", "rollback"),
 		"checks":       list("Checks run after every run's last wave.", *checkSchema()),
+		"drift": *object("How the live objects of the applied revision are watched.", map[string]apiextensionsv1.JSONSchemaProps{
+			"mode":     enum("report (the default) lists changed fields in status; correct also restores them; off compares nothing.", DriftModes...),
+			"interval": str("How often the live objects are compared, as a duration; empty means the Release's interval."),
+		}),
 	}, "source")
 	return s
 }

@@ -74,6 +74,10 @@ func (s ReleaseSpec) DeepCopy() ReleaseSpec {
 		p.Actions = cloneStrings(p.Actions)
 		out.Policy = &p
 	}
+	if s.Drift != nil {
+		d := *s.Drift
+		out.Drift = &d
+	}
 	return out
 }
 
@@ -120,7 +124,23 @@ func (s ReleaseStatus) DeepCopy() ReleaseStatus {
 			out.Runs[i] = r
 		}
 	}
+	if s.Drift != nil {
+		out.Drift = s.Drift.DeepCopy()
+	}
 	return out
+}
+
+// DeepCopy returns a deep copy of the drift status.
+func (d *DriftStatus) DeepCopy() *DriftStatus {
+	out := *d
+	if d.Objects != nil {
+		out.Objects = make([]DriftedObject, len(d.Objects))
+		for i, o := range d.Objects {
+			o.Fields = append([]DriftedField(nil), o.Fields...)
+			out.Objects[i] = o
+		}
+	}
+	return &out
 }
 
 func cloneStrings(s []string) []string {

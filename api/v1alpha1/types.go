@@ -1,6 +1,9 @@
 package v1alpha1
 
 import (
+	"fmt"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -80,7 +83,39 @@ type ReleaseSpec struct {
 	// do: a failing one fails the run. The controller runs HTTP and TCP
 	// checks through a port-forward to a Service of the release.
 	Checks []Check `json:"checks,omitempty"`
+	// Drift says how the controller watches the live objects of the
+	// applied revision; nil means report every interval.
+	Drift *Drift `json:"drift,omitempty"`
 }
+
+// Drift is how the controller compares the live objects with the revision
+// it applied, and what it does about a difference.
+type Drift struct {
+	// Mode is DriftReport (the default), DriftCorrect or DriftOff.
+	Mode string `json:"mode,omitempty"`
+	// Interval is how often the live objects are compared; zero means the
+	// Release's interval.
+	Interval metav1.Duration `json:"interval,omitempty"`
+}
+
+// The values of Drift.Mode.
+const (
+	// DriftReport lists what changed in status (the Drifted condition
+	// and status.drift) and writes nothing.
+	DriftReport = "report"
+	// DriftCorrect reports, then restores what the applied revision
+	// declares through a plan the controller approves itself only when
+	// it does nothing else: updates and creates of the revision's own
+	// objects, taking back fields that others edited (kubectl edit or
+	// scale, a PATCH). It never deletes, and never touches a field
+	// another manager owns by server-side apply: that drift is reported.
+	DriftCorrect = "correct"
+	// DriftOff compares nothing.
+	DriftOff = "off"
+)
+
+// DriftModes are the values of Drift.Mode.
+var DriftModes = []string{DriftReport, DriftCorrect, DriftOff}
 
 // Check is one check of a run: exactly one of HTTP and TCP.
 type Check struct {
@@ -183,6 +218,9 @@ const (
 	ConditionApprovalRequired = "ApprovalRequired"
 	// ConditionChecksPassed: the checks of the last run passed.
 	ConditionChecksPassed = "ChecksPassed"
+	// ConditionDrifted: live objects of the applied revision differ from
+	// what it declares (status.drift lists them).
+	ConditionDrifted = "Drifted"
 )
 
 // The values of ReleaseStatus.State: one word for the printer column.
@@ -190,13 +228,16 @@ const (
 	StateApprovalRequired = "ApprovalRequired"
 	StateApplying         = "Applying"
 	StateReady            = "Ready"
-	StateFailed           = "Failed"
-	StateStalled          = "Stalled"
-	StateSuspended        = "Suspended"
+	// StateDrifted: the source's latest revision is applied, and live
+	// objects no longer match it (the Drifted condition says how).
+	StateDrifted   = "Drifted"
+	StateFailed    = "Failed"
+	StateStalled   = "Stalled"
+	StateSuspended = "Suspended"
 )
 
 // States are the values of ReleaseStatus.State.
-var States = []string{StateApprovalRequired, StateApplying, StateReady, StateFailed, StateStalled, StateSuspended}
+var States = []string{StateApprovalRequired, StateApplying, StateReady, StateDrifted, StateFailed, StateStalled, StateSuspended}
 
 // ReleaseStatus is what the controller last saw and did.
 type ReleaseStatus struct {
@@ -228,6 +269,53 @@ type ReleaseStatus struct {
 	// Synced is the last piceli.dev/sync annotation the controller acted
 	// on (`piceli controller sync`).
 	Synced string `json:"synced,omitempty"`
+	// Drift is what the last comparison of the live objects with the
+	// applied revision found, while it found a difference or corrected one;
+	// nil when the live objects match.
+	Drift *DriftStatus `json:"drift,omitempty"`
+}
+
+// DriftStatus is what one comparison of the live objects with the applied
+// revision found.
+type DriftStatus struct {
+	// Since is when the controller first found this drift: a comparison
+	// that finds the same writes nothing.
+	Since metav1.Time `json:"since"`
+	// Revision is the applied source revision they were compared with.
+	Revision string `json:"revision,omitempty"`
+	// Objects are the objects that differ, at most 100.
+	Objects []DriftedObject `json:"objects,omitempty"`
+	// More counts the differing objects left out of Objects.
+	More int32 `json:"more,omitempty"`
+	// Corrected is the run that restored this drift (correct mode);
+	// empty while it is only reported.
+	Corrected string `json:"corrected,omitempty"`
+	// Uncorrected says why correct mode left the drift as it is.
+	Uncorrected string `json:"uncorrected,omitempty"`
+}
+
+// DriftedObject is one object whose live state differs from the applied
+// revision.
+type DriftedObject struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// Action is what restoring it takes: "update", or "create" for an
+	// object someone deleted.
+	Action string         `json:"action"`
+	Fields []DriftedField `json:"fields,omitempty"`
+}
+
+// DriftedField is one declared field whose live value differs (its path,
+// never a value).
+type DriftedField struct {
+	Path string `json:"path"`
+	// Manager is the field manager that changed it, when the object's
+	// managedFields tell.
+	Manager string `json:"manager,omitempty"`
+	// Applied says Manager owns the field by server-side apply, as the
+	// release does: correct mode never takes it.
+	Applied bool `json:"applied,omitempty"`
 }
 
 // MaxAttempts is how many runs of one source revision fail before the
@@ -294,4 +382,35 @@ type RunSummary struct {
 	Started        metav1.Time  `json:"started"`
 	Finished       *metav1.Time `json:"finished,omitempty"`
 	Message        string       `json:"message,omitempty"`
+}
+
+// Summary is the drift in one line, by object and field, with who changed
+// each field when known: "Deployment/web spec.replicas (by kubectl-edit);
+// ConfigMap/settings deleted".
+func (d *DriftStatus) Summary() string {
+	var parts []string
+	for _, o := range d.Objects {
+		ref := o.Kind + "/" + o.Name
+		if o.Action == "create" {
+			parts = append(parts, ref+" deleted")
+			continue
+		}
+		var fields []string
+		for _, f := range o.Fields {
+			switch {
+			case f.Applied:
+				fields = append(fields, f.Path+" (applied by "+f.Manager+")")
+			case f.Manager != "":
+				fields = append(fields, f.Path+" (by "+f.Manager+")")
+			default:
+				fields = append(fields, f.Path)
+			}
+		}
+		parts = append(parts, ref+" "+strings.Join(fields, ", "))
+	}
+	s := strings.Join(parts, "; ")
+	if d.More > 0 {
+		s += fmt.Sprintf("; and %d more objects", d.More)
+	}
+	return s
 }

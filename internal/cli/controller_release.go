@@ -214,7 +214,8 @@ func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
 			cmd.Printf("  … and %d more\n", p.More)
 		}
 	}
-	for _, typ := range []string{v1alpha1.ConditionReady, v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled, v1alpha1.ConditionApprovalRequired, v1alpha1.ConditionChecksPassed} {
+	printDrift(cmd, st.Drift)
+	for _, typ := range []string{v1alpha1.ConditionReady, v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled, v1alpha1.ConditionApprovalRequired, v1alpha1.ConditionChecksPassed, v1alpha1.ConditionDrifted} {
 		if c := meta.FindStatusCondition(st.Conditions, typ); c != nil {
 			line := fmt.Sprintf("%-16s %-5s %s", c.Type, c.Status, c.Reason)
 			if c.Message != "" {
@@ -239,6 +240,42 @@ func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
 	}
 	if st.Signer != "" {
 		cmd.Printf("controller signer (add to state_signers): %s\n", st.Signer)
+	}
+}
+
+// printDrift lists what the last comparison of the live objects found, by
+// object and field, with who changed each.
+func printDrift(cmd *cobra.Command, d *v1alpha1.DriftStatus) {
+	if d == nil {
+		return
+	}
+	head := "drift:   since " + d.Since.Local().Format(time.DateTime)
+	if d.Corrected != "" {
+		head += ", corrected by run " + d.Corrected
+	}
+	cmd.Println(head)
+	for _, o := range d.Objects {
+		name := objectName(v1alpha1.Change{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
+		if o.Action == "create" {
+			cmd.Printf("  %s deleted\n", name)
+			continue
+		}
+		for _, f := range o.Fields {
+			by := ""
+			switch {
+			case f.Applied:
+				by = " (owned by " + f.Manager + " through server-side apply: never corrected)"
+			case f.Manager != "":
+				by = " (changed by " + f.Manager + ")"
+			}
+			cmd.Printf("  %s %s%s\n", name, f.Path, by)
+		}
+	}
+	if d.More > 0 {
+		cmd.Printf("  … and %d more objects\n", d.More)
+	}
+	if d.Uncorrected != "" {
+		cmd.Printf("  not corrected: %s\n", d.Uncorrected)
 	}
 }
 
