@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/pynenc/piceli/internal/sandbox"
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 	"github.com/pynenc/piceli/release"
@@ -48,6 +51,25 @@ func TestStatusReportsTheShopReady(t *testing.T) {
 	}
 	stopForwards() // its polling would be in the request log too
 	assertListsOnly(t, r)
+	assertDriftReported(t, sb, r)
+}
+
+// assertDriftReported: status --drift finds nothing on the applied shop,
+// then names a field kubectl edit changed, with its manager, and exits 1.
+func assertDriftReported(t *testing.T, sb *sandboxtest.Sandbox, r *testRelease) {
+	t.Helper()
+	if res := run(t, "status", "--spec", r.spec, "--drift"); res.code != ExitOK || !strings.Contains(res.stdout, "drift: none; the cluster is what revision 1 left") {
+		t.Fatalf("status --drift on the applied shop: exit %d, want 0 and no drift\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	patch := []byte(`{"data":{"index.html":"edited"}}`)
+	if _, err := sb.Clientset.CoreV1().ConfigMaps(r.ns).Patch(sandboxtest.Context(t, 30e9), "web-config", types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, "status", "--spec", r.spec, "--drift")
+	want := "ConfigMap/" + r.ns + "/web-config data.index.html (changed by kubectl-edit)"
+	if res.code != ExitFailed || !strings.Contains(res.stdout, want) || !strings.Contains(res.stderr, "drifted: 1 objects differ from revision 1") {
+		t.Fatalf("status --drift after an edit: exit %d, want 1 naming %q\n%s%s", res.code, want, res.stdout, res.stderr)
+	}
 }
 
 // normalise replaces what differs from run to run in a status document.
