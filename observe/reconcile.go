@@ -38,6 +38,9 @@ type ObjectStatus struct {
 	State     State      `json:"state"`
 	Readiness string     `json:"readiness,omitempty"` // current, in-progress, failed, unknown
 	Message   string     `json:"message,omitempty"`
+	// Edits are the writes to a present object after the run ended by
+	// managers that updated rather than applied it (kubectl edit): drift.
+	Edits []Edit `json:"edits,omitempty"`
 }
 
 // Session is what a Report says of the archive it reconciled.
@@ -76,6 +79,9 @@ type Report struct {
 	Counts  map[State]int  `json:"counts"`
 	// Unreadable lists the kinds and namespaces the lens may not list.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// Edited counts the present objects someone edited since the run
+	// (ObjectStatus.Edits).
+	Edited int `json:"edited,omitempty"`
 }
 
 // Healthy reports whether the cluster is the archive's and every declared
@@ -147,7 +153,7 @@ func Reconcile(a *Archive, cl ClusterInfo, listings []Listing) *Report {
 		switch {
 		case ok:
 			res := readiness.Compute(u)
-			r.add(ObjectStatus{Ref: ref, State: Present, Readiness: string(res.Status), Message: res.Message})
+			r.add(ObjectStatus{Ref: ref, State: Present, Readiness: string(res.Status), Message: res.Message, Edits: editsOf(u, a.Ended)})
 		case forbidden[[2]string{ref.Group + "/" + ref.Kind, ref.Namespace}]:
 			r.add(ObjectStatus{Ref: ref, State: Unknown, Message: "no permission to read it"})
 		default:
@@ -155,6 +161,11 @@ func Reconcile(a *Archive, cl ClusterInfo, listings []Listing) *Report {
 		}
 	}
 	slices.SortFunc(r.Objects, func(x, y ObjectStatus) int { return cmp.Compare(x.Object, y.Object) })
+	for _, o := range r.Objects {
+		if len(o.Edits) > 0 {
+			r.Edited++
+		}
+	}
 	slices.Sort(r.Unreadable)
 	return r
 }

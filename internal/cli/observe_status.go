@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -75,6 +76,9 @@ func printReport(cmd *cobra.Command, r *observe.Report) {
 	fmt.Fprintln(tw, "OBJECT\tSTATE\tREADINESS\tMESSAGE")
 	for _, o := range r.Objects {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.Object, o.State, o.Readiness, o.Message)
+		for _, e := range o.Edits {
+			fmt.Fprintf(tw, "\t  edited by %s at %s: %s\t\t\n", e.Manager, e.Time, editedFields(e))
+		}
 	}
 	tw.Flush()
 	for _, u := range r.Unreadable {
@@ -82,4 +86,16 @@ func printReport(cmd *cobra.Command, r *observe.Report) {
 	}
 	c := r.Counts
 	cmd.Printf("%d present, %d missing, %d undeclared, %d unknown\n", c[observe.Present], c[observe.Missing], c[observe.Undeclared], c[observe.Unknown])
+	if r.Edited > 0 {
+		cmd.Printf("%d edited since the run (drift: see piceli status --drift)\n", r.Edited)
+	}
+}
+
+// editedFields lists an edit's fields, and how many more there are.
+func editedFields(e observe.Edit) string {
+	s := strings.Join(e.Fields, ", ")
+	if e.More > 0 {
+		s += fmt.Sprintf(" and %d more", e.More)
+	}
+	return s
 }

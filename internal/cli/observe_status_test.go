@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/observe"
@@ -65,6 +68,25 @@ func TestObserveStatusOfTheShop(t *testing.T) {
 	}
 
 	cms := sb.Clientset.CoreV1().ConfigMaps(r.ns)
+	time.Sleep(1100 * time.Millisecond) // managedFields times have whole seconds: past the run's end
+	edit := []byte(`{"data":{"index.html":"edited"}}`)
+	if _, err := cms.Patch(t.Context(), "web-config", types.MergePatchType, edit, metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	rep = status(ExitOK)
+	for _, o := range rep.Objects {
+		edited := o.Object == "ConfigMap/"+r.ns+"/web-config"
+		if got := len(o.Edits) > 0; got != edited {
+			t.Errorf("%s: edits %+v; want edits only on web-config", o.Object, o.Edits)
+		}
+		if edited && (o.Edits[0].Manager != "kubectl-edit" || !slices.Contains(o.Edits[0].Fields, "data.index.html")) {
+			t.Errorf("web-config's edits = %+v; want kubectl-edit's data.index.html", o.Edits)
+		}
+	}
+	if rep.Edited != 1 {
+		t.Errorf("edited = %d, want 1", rep.Edited)
+	}
+
 	if err := cms.Delete(t.Context(), victim, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

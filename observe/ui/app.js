@@ -54,7 +54,9 @@
       cell(tr, o.object, "object");
       cell(tr, o.state, "state state-" + o.state);
       cell(tr, o.readiness || "", "readiness");
-      cell(tr, o.message || "", "message");
+      const edits = (o.edits || []).map((e) => "edited by " + e.manager + " at " + e.time + ": " + e.fields.join(", ") + (e.more ? " and " + e.more + " more" : ""));
+      cell(tr, [o.message || ""].concat(edits).filter(Boolean).join("; "), "message");
+      if (edits.length) tr.dataset.edited = "true";
       tbody.appendChild(tr);
       const k = o.ref.kind;
       if (o.state === "present" && (k === "Deployment" || k === "StatefulSet" || k === "Pod")) {
@@ -63,7 +65,7 @@
     }
     const c = rep.counts;
     $("#counts").textContent = ["present", "missing", "undeclared", "unknown"]
-      .map((s) => (c[s] || 0) + " " + s).join(", ");
+      .map((s) => (c[s] || 0) + " " + s).join(", ") + (rep.edited ? ", " + rep.edited + " edited since the run" : "");
   }
 
   function addLogTarget(ns, target) {
