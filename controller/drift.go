@@ -32,31 +32,31 @@ const maxDrifted = 100
 // compares at once.
 type driftClock struct {
 	mu   sync.Mutex
-	last map[types.UID]time.Time
+	last map[types.NamespacedName]time.Time
 }
 
-// due says whether uid's live objects are to be compared now, every.
-func (c *driftClock) due(uid types.UID, every time.Duration) bool {
+// due says whether key's live objects are to be compared now, every.
+func (c *driftClock) due(key types.NamespacedName, every time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// A pass requeued after exactly every may run a little early.
-	return time.Since(c.last[uid]) >= every-every/10
+	return time.Since(c.last[key]) >= every-every/10
 }
 
-func (c *driftClock) checked(uid types.UID) {
+func (c *driftClock) checked(key types.NamespacedName) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.last == nil {
-		c.last = map[types.UID]time.Time{}
+		c.last = map[types.NamespacedName]time.Time{}
 	}
-	c.last[uid] = time.Now()
+	c.last[key] = time.Now()
 }
 
 // forget drops a deleted Release.
-func (c *driftClock) forget(uid types.UID) {
+func (c *driftClock) forget(key types.NamespacedName) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.last, uid)
+	delete(c.last, key)
 }
 
 // driftMode is rel's drift mode, report by default.
@@ -98,11 +98,12 @@ func (r *Reconciler) watch(ctx context.Context, rel *v1alpha1.Release, rl *relea
 		r.Metrics.planned(false)
 		return reconcile.Result{RequeueAfter: r.interval(rel)}, nil
 	}
-	if !r.drift.due(rel.UID, r.driftInterval(rel)) {
+	key := types.NamespacedName{Namespace: rel.Namespace, Name: rel.Name}
+	if !r.drift.due(key, r.driftInterval(rel)) {
 		return reconcile.Result{RequeueAfter: every}, nil
 	}
 	d, err := rl.Diff(ctx, release.PlanOptions{Reclaim: true})
-	r.drift.checked(rel.UID)
+	r.drift.checked(key)
 	if err != nil {
 		return r.failed(rel, st, "DriftCheckFailed", err, every)
 	}

@@ -17,7 +17,7 @@ type EventSink struct {
 	rec recorder.EventRecorder // nil records nothing
 
 	mu   sync.Mutex
-	last map[types.UID]string // the last "once" event per Release
+	last map[types.NamespacedName]string // the last "once" event per Release
 }
 
 // NewEventSink records through rec.
@@ -40,14 +40,25 @@ func (e *EventSink) once(rel *v1alpha1.Release, reason, msg string) {
 	}
 	e.mu.Lock()
 	if e.last == nil {
-		e.last = map[types.UID]string{}
+		e.last = map[types.NamespacedName]string{}
 	}
-	seen := e.last[rel.UID] == reason+msg
-	e.last[rel.UID] = reason + msg
+	key := types.NamespacedName{Namespace: rel.Namespace, Name: rel.Name}
+	seen := e.last[key] == reason+msg
+	e.last[key] = reason + msg
 	e.mu.Unlock()
 	if !seen {
 		e.normal(rel, reason, msg)
 	}
+}
+
+// forget drops what once remembers of a deleted Release.
+func (e *EventSink) forget(key types.NamespacedName) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.last, key)
 }
 
 func (e *EventSink) record(rel *v1alpha1.Release, typ, reason, msg string) {

@@ -45,10 +45,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	start := time.Now()
 	var rel v1alpha1.Release
 	if err := r.Client.Get(ctx, req.NamespacedName, &rel); err != nil {
+		if apierrors.IsNotFound(err) { // deleted: forget it
+			r.Events.forget(req.NamespacedName)
+			r.drift.forget(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	if !rel.DeletionTimestamp.IsZero() {
-		r.drift.forget(rel.UID)
 	}
 	st := newStatus(&rel, r.Signer)
 	res, err := r.deliver(ctx, &rel, st)
