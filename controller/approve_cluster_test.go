@@ -2,6 +2,8 @@ package controller_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -90,6 +92,19 @@ func TestControllerAppliesARevisionOnlyAfterItsHashIsApproved(t *testing.T) {
 	if cm, _ := h.configMap(t, ns, "cm-1"); cm.Data["value"] != "three" {
 		t.Fatalf("cm-1 after revision 2: %v", cm.Data)
 	}
+
+	// A deleted Release leaves nothing in the work directory.
+	work := filepath.Join(h.workDir, "releases", ns, "app")
+	if _, err := os.Stat(work); err != nil {
+		t.Fatalf("the Release's work directory: %v", err)
+	}
+	if err := h.client.Delete(sandboxtest.Context(t, 30*time.Second), rel); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the deleted Release's work directory is removed", func() bool {
+		_, err := os.Stat(work)
+		return os.IsNotExist(err)
+	})
 }
 
 // A Release that is Ready stays quiet while nothing changes: each pass

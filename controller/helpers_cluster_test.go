@@ -87,6 +87,7 @@ type harness struct {
 	custom  source.Source // when set, the source of every Release
 	signer  string
 	keyFile string // the controller's state key
+	workDir string // the controller's work directory
 	log     *syncBuffer
 	mu      sync.Mutex
 }
@@ -98,12 +99,13 @@ func startController(t *testing.T, others int) *harness {
 	t.Helper()
 	h := newHarness(t, others)
 	dir := t.TempDir()
+	h.workDir = filepath.Join(dir, "work")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- controller.Run(ctx, controller.Options{
 			Kubeconfig: h.sb.Kubeconfig, Context: h.sb.Context, Namespace: h.ns, ServiceAccount: "piceli-controller",
-			WorkDir: filepath.Join(dir, "work"), StateKeyFile: h.keyFile,
+			WorkDir: h.workDir, StateKeyFile: h.keyFile,
 			Namespaces:  append([]string{h.ns}, h.others...),
 			MetricsAddr: "0", ProbeAddr: "0", DefaultInterval: 2 * time.Second, FailureBackoff: time.Second, Log: h.log,
 			Sources: func(v1alpha1.Source, source.Credentials) (source.Source, error) { return h.source(), nil },

@@ -45,11 +45,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	start := time.Now()
 	var rel v1alpha1.Release
 	if err := r.Client.Get(ctx, req.NamespacedName, &rel); err != nil {
-		if apierrors.IsNotFound(err) { // deleted: forget it
-			r.Events.forget(req.NamespacedName)
-			r.drift.forget(req.NamespacedName)
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, err
 		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, r.forget(req.NamespacedName)
 	}
 	st := newStatus(&rel, r.Signer)
 	res, err := r.deliver(ctx, &rel, st)
@@ -61,6 +60,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	return res, nil
+}
+
+// forget drops what the controller keeps of a deleted Release: its work
+// directory, its last event and its drift clock.
+func (r *Reconciler) forget(key types.NamespacedName) error {
+	r.Events.forget(key)
+	r.drift.forget(key)
+	ws, err := workspaceOf(r.Options.WorkDir, key.Namespace, key.Name)
+	if err != nil {
+		return nil // no name the controller could have made a directory of
+	}
+	return ws.remove()
 }
 
 // deliver is one pass over rel: everything it decides goes into st.

@@ -37,6 +37,11 @@ func workspaceOf(root, namespace, name string) (workspace, error) {
 	return workspace{dir: filepath.Join(root, "releases", namespace, name)}, nil
 }
 
+// remove deletes everything kept for a Release that is gone: its spec,
+// its state cache (the state itself is in the cluster) and its fetched
+// revision.
+func (w workspace) remove() error { return os.RemoveAll(w.dir) }
+
 func (w workspace) specPath() string  { return filepath.Join(w.dir, "release.toml") }
 func (w workspace) stateDir() string  { return filepath.Join(w.dir, "state") }
 func (w workspace) revisions() string { return filepath.Join(w.dir, "revisions") }
