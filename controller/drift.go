@@ -107,8 +107,8 @@ func (r *Reconciler) watch(ctx context.Context, rel *v1alpha1.Release, rl *relea
 	if err != nil {
 		return r.failed(rel, st, "DriftCheckFailed", err, every)
 	}
-	r.Metrics.planned(false)
 	found := driftOf(d, rev.String())
+	r.Metrics.planned(found != nil)
 	if found == nil {
 		st.noDrift(rev.String())
 		return reconcile.Result{RequeueAfter: every}, nil
