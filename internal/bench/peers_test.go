@@ -164,10 +164,14 @@ func TestRotateGivesEveryToolItsTurnFirst(t *testing.T) {
 func TestPeersOnlyExpectsNoRenderNorNoSync(t *testing.T) {
 	cfg := smallConfig(t)
 	cfg.PeersOnly = true
-	for _, k := range newResults(cfg).expected() {
+	r := newResults(cfg)
+	for _, k := range r.expected() {
 		if k.Op == opRender || k.Op == opApplyNoSync || k.Row.Format != formatYAML {
 			t.Errorf("a -peers-only run expects %s / %s / %s", k.Row, k.Op, k.Tool)
 		}
+	}
+	if table := r.table(); strings.Contains(table, "| render |") || strings.Contains(table, "without fsync") {
+		t.Errorf("the table of a -peers-only run shows rows it did not measure:\n%s", table)
 	}
 }
 

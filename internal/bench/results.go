@@ -174,6 +174,9 @@ func (r *results) table() string {
 		if r.cfg.onCluster(rw) {
 			ops = append(ops, opPlanEmpty, opApplyFresh, opApplyNoSync, opPlanNoop, opApplyNoop)
 		}
+		if r.cfg.PeersOnly { // neither render nor the build without fsync is measured
+			ops = slices.DeleteFunc(ops, func(op string) bool { return op == opRender || op == opApplyNoSync })
+		}
 		for _, op := range ops {
 			b.WriteString(r.line(rw, op))
 		}
