@@ -68,9 +68,11 @@ sandbox-status: build
 clean:
 	rm -rf $(BIN)
 
-## bench: Piceli against kubectl on a private sandbox; writes docs/performance.md (tens of minutes)
+## bench: Piceli against kubectl, Helm 4 and a client-go floor on a private sandbox; writes docs/performance.md (tens of minutes)
+## (BENCHFLAGS=-peers-only: only the 1,000-ConfigMap comparison of the four, printed, nothing written)
 BENCHFLAGS ?=
 bench: sandbox-bins
 	$(GO) build -o $(BIN)/piceli-bench ./cmd/piceli-bench
 	$(GO) build -tags piceli_nofsync -o $(BIN)/piceli-bench-nofsync ./cmd/piceli-bench
-	$(BIN)/piceli-bench -nofsync $(BIN)/piceli-bench-nofsync -out docs/performance.md $(BENCHFLAGS)
+	cd tools/compare && $(GO) build -o $(BIN)/helm helm.sh/helm/v4/cmd/helm
+	$(BIN)/piceli-bench -nofsync $(BIN)/piceli-bench-nofsync -helm $(BIN)/helm -out docs/performance.md $(BENCHFLAGS)

@@ -46,7 +46,8 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	if err := r.checkWriter(); err != nil {
 		return nil, err
 	}
-	if err := r.precheckEnvironment(hash); err != nil {
+	pre, err := r.precheckEnvironment(hash)
+	if err != nil {
 		return nil, err
 	}
 	s, err := r.forPlan(hash).open(ctx)
@@ -56,7 +57,7 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	if err := prepare(s, ctx); err != nil {
 		return nil, err
 	}
-	approved, err := r.loadApproved(hash)
+	approved, err := r.loadApproved(hash, pre)
 	if err != nil {
 		return nil, err
 	}

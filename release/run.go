@@ -150,14 +150,24 @@ func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts R
 // loadApproved loads an approved plan before anything is locked: a plan
 // file never changes, and an unknown hash, a plan edited since it was
 // planned or stored without a seal (planner.Load), or a blocked plan is
-// refused without touching the state directory.
-func (r *Release) loadApproved(hash string) (*plan.Plan, error) {
-	approved, _, err := planner.Load(r.StateDir(), hash)
-	if errors.Is(err, planner.ErrUnknown) && r.spec.Environment != "" {
-		return nil, refusef("%w (the plans of environment %s: a plan made for another environment is never applied to this one)", err, r.spec.Environment)
-	}
-	if err != nil {
-		return nil, refuse(err)
+// refused without touching the state directory. pre is the plan
+// precheckEnvironment loaded and checked, or nil: a release whose state is
+// local takes it as it is (loading and checking the seal of a large plan
+// again costs tens of milliseconds, and nothing has changed the state
+// directory since), while one whose state was just pulled from the cluster
+// loads it again, so that its seal is checked with the digest key it holds
+// now.
+func (r *Release) loadApproved(hash string, pre *plan.Plan) (*plan.Plan, error) {
+	approved := pre
+	if approved == nil || r.sharesState() {
+		var err error
+		approved, _, err = planner.Load(r.StateDir(), hash)
+		if errors.Is(err, planner.ErrUnknown) && r.spec.Environment != "" {
+			return nil, refusef("%w (the plans of environment %s: a plan made for another environment is never applied to this one)", err, r.spec.Environment)
+		}
+		if err != nil {
+			return nil, refuse(err)
+		}
 	}
 	if err := r.checkEnvironment(approved); err != nil {
 		return nil, err
@@ -184,14 +194,15 @@ func (r *Release) checkEnvironment(p *plan.Plan) error {
 }
 
 // precheckEnvironment is checkEnvironment before the target is contacted,
-// for a plan the state directory holds; a plan it cannot read yet is
-// checked by loadApproved.
-func (r *Release) precheckEnvironment(hash string) error {
+// for a plan the state directory holds, and returns that plan, loaded and
+// its seal checked; a plan it cannot read yet (nil, no error) is checked
+// by loadApproved.
+func (r *Release) precheckEnvironment(hash string) (*plan.Plan, error) {
 	p, _, err := planner.Load(r.StateDir(), hash)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return r.checkEnvironment(p)
+	return p, r.checkEnvironment(p)
 }
 
 // envName names an environment in a message.

@@ -32,6 +32,14 @@ type config struct {
 	// Parallel is the requests in flight of Piceli's plans and applies;
 	// 0 is the library's default, which the table is for.
 	Parallel int
+	// Helm is the Helm 4 CLI (built from tools/compare's pin), measured
+	// with the floor beside Piceli on the peerRow releases.
+	Helm      string
+	PeerSizes []int
+	// PeersOnly measures only the peerRow releases from YAML, without
+	// render, the Go composition, the build without fsync or codegen, and
+	// prints the peers' table without writing the results file.
+	PeersOnly bool
 }
 
 // bench is one benchmark run in progress.
@@ -62,6 +70,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if len(args) > 0 && args[0] == "floor" {
+		if err := floor(ctx, args[1:], stdout); err != nil {
+			fmt.Fprintln(stderr, "floor:", err)
+			return 1
+		}
+		return 0
+	}
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return 2
@@ -79,7 +94,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	sizes := fs.String("sizes", "100,1000,5000", "object counts of the synthetic releases")
 	mixes := fs.String("mixes", "configmaps,mixed", "mixes: configmaps, mixed")
 	goSizes := fs.String("go-sizes", "1000", "sizes whose plans and applies are measured from the Go composition too (render always is)")
+	peerSizes := fs.String("peer-sizes", "1000", "sizes of the ConfigMap releases on which Helm and the floor are measured too")
 	cfg := config{}
+	fs.StringVar(&cfg.Helm, "helm", "", "the Helm 4 CLI, built from tools/compare (required)")
+	fs.BoolVar(&cfg.PeersOnly, "peers-only", false, "measure only Piceli, the floor, kubectl and Helm on the -peer-sizes ConfigMap releases; print, do not write -out")
 	fs.IntVar(&cfg.Runs, "runs", 3, "measurements per figure (medians are reported; at least 3)")
 	fs.StringVar(&cfg.Out, "out", "docs/performance.md", "results file")
 	fs.StringVar(&cfg.Repo, "repo", ".", "the Piceli source tree")
@@ -94,6 +112,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var errs []error
 	cfg.Sizes, errs = ints(*sizes, errs)
 	cfg.GoSizes, errs = ints(*goSizes, errs)
+	cfg.PeerSizes, errs = ints(*peerSizes, errs)
 	for _, m := range strings.Split(*mixes, ",") {
 		cfg.Mixes = append(cfg.Mixes, synth.Mix(m))
 		if _, err := synth.Objects(synth.Mix(m), 0); err != nil {
@@ -105,6 +124,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if cfg.NoSync == "" {
 		errs = append(errs, errors.New("-nofsync is required: without it the journal's cost is not measured"))
+	}
+	if cfg.Helm == "" {
+		errs = append(errs, errors.New("-helm is required: Helm 4 is measured beside Piceli (make bench builds it)"))
 	}
 	err := errors.Join(errs...)
 	if err != nil {
@@ -132,6 +154,12 @@ func ints(s string, errs []error) ([]int, []error) {
 // from the Go composition.
 func (c config) rows() []row {
 	var out []row
+	if c.PeersOnly {
+		for _, n := range c.PeerSizes {
+			out = append(out, row{Mix: synth.ConfigMaps, N: n, Format: formatYAML})
+		}
+		return out
+	}
 	for _, n := range c.Sizes {
 		for _, m := range c.Mixes {
 			out = append(out, row{Mix: m, N: n, Format: formatYAML}, row{Mix: m, N: n, Format: formatGo})
@@ -160,15 +188,17 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 		return err
 	}
 	defer func() { err = errors.Join(err, done()) }()
-	for _, r := range cfg.rows() {
-		b.logf("render %s", r)
-		if err := b.render(ctx, r); err != nil {
-			return fmt.Errorf("render %s: %w", r, err)
+	if !cfg.PeersOnly {
+		for _, r := range cfg.rows() {
+			b.logf("render %s", r)
+			if err := b.render(ctx, r); err != nil {
+				return fmt.Errorf("render %s: %w", r, err)
+			}
 		}
-	}
-	b.logf("codegen crd on %s", codegenSample)
-	if b.codegen, err = measureCodegen(); err != nil {
-		return fmt.Errorf("codegen: %w", err)
+		b.logf("codegen crd on %s", codegenSample)
+		if b.codegen, err = measureCodegen(); err != nil {
+			return fmt.Errorf("codegen: %w", err)
+		}
 	}
 	for k := range cfg.Runs {
 		for _, r := range cfg.rows() {
@@ -182,16 +212,23 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 	return b.write(ctx, stdout)
 }
 
-// clusterRun measures one run of every cluster operation of r: kubectl
-// first in even runs, Piceli first in odd ones, so neither always meets
-// the other's leftovers.
+// step is one tool's measurements of a release in one run.
+type step struct {
+	what string
+	fn   func(context.Context, row, int) error
+}
+
+// clusterRun measures one run of every cluster operation of r. The tools
+// take turns at going first (run k starts with the k-th, in rotation), so
+// none always meets another's leftovers.
 func (b *bench) clusterRun(ctx context.Context, r row, k int) error {
-	steps := []struct {
-		what string
-		fn   func(context.Context, row, int) error
-	}{{"kubectl", b.kubectlRun}, {"piceli", b.piceliRun}, {"piceli without fsync", b.noSyncRun}}
-	if k%2 == 1 {
-		steps[0], steps[1] = steps[1], steps[0]
+	steps := []step{{"kubectl", b.kubectlRun}, {"piceli", b.piceliRun}}
+	if b.cfg.peerRow(r) {
+		steps = append(steps, step{"floor", b.floorRun}, step{"helm", b.helmRun})
+	}
+	steps = rotate(steps, k)
+	if !b.cfg.PeersOnly {
+		steps = append(steps, step{"piceli without fsync", b.noSyncRun})
 	}
 	for _, s := range steps {
 		b.logf("run %d of %d: %s, %s", k+1, b.cfg.Runs, r, s.what)
@@ -200,6 +237,12 @@ func (b *bench) clusterRun(ctx context.Context, r row, k int) error {
 		}
 	}
 	return nil
+}
+
+// rotate returns s turned left by k places.
+func rotate[T any](s []T, k int) []T {
+	k %= len(s)
+	return append(slices.Clone(s[k:]), s[:k]...)
 }
 
 // newBench prepares the work directory, the sandbox and the connection;
@@ -219,6 +262,12 @@ func newBench(ctx context.Context, cfg config, log io.Writer) (*bench, func() er
 	noSync, err := filepath.Abs(cfg.NoSync)
 	if err != nil {
 		return nil, nil, err
+	}
+	if cfg.Helm, err = filepath.Abs(cfg.Helm); err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(cfg.Helm); err != nil {
+		return nil, nil, fmt.Errorf("-helm: %w (make bench builds it from tools/compare)", err)
 	}
 	dir, err := os.MkdirTemp("", "piceli-bench-")
 	if err != nil {

@@ -52,15 +52,25 @@ func (r *results) note(rw row, op, text string) {
 func (r *results) expected() []cell {
 	var out []cell
 	for _, rw := range r.cfg.rows() {
-		out = append(out, cell{rw, opRender, toolPiceli})
+		if !r.cfg.PeersOnly {
+			out = append(out, cell{rw, opRender, toolPiceli})
+		}
 		if !r.cfg.onCluster(rw) {
 			continue
 		}
-		for _, op := range []string{opPlanEmpty, opApplyFresh, opPlanNoop, opApplyNoop, opApplyNoSync} {
+		for _, op := range []string{opPlanEmpty, opApplyFresh, opPlanNoop, opApplyNoop} {
 			out = append(out, cell{rw, op, toolPiceli})
+		}
+		if !r.cfg.PeersOnly {
+			out = append(out, cell{rw, opApplyNoSync, toolPiceli})
 		}
 		for _, op := range []string{opApplyFresh, opPlanNoop, opApplyNoop} {
 			out = append(out, cell{rw, op, toolKubectl})
+		}
+		if r.cfg.peerRow(rw) {
+			for _, op := range []string{opApplyFresh, opApplyNoop} {
+				out = append(out, cell{rw, op, toolFloor}, cell{rw, op, toolHelm})
+			}
 		}
 	}
 	return out
@@ -77,7 +87,7 @@ func (r *results) missing() []string {
 			out = append(out, fmt.Sprintf("%s / %s / %s: %d of %d runs", k.Row, k.Op, k.Tool, len(ss), r.cfg.Runs))
 		case k.Op != opRender && slices.ContainsFunc(ss, func(s sample) bool { return s.Requests < 0 }):
 			out = append(out, fmt.Sprintf("%s / %s / %s: API request counts missing", k.Row, k.Op, k.Tool))
-		case k.Tool == toolPiceli && slices.ContainsFunc(ss, func(s sample) bool { return s.RSS <= 0 }):
+		case (k.Tool == toolPiceli || k.Tool == toolFloor) && slices.ContainsFunc(ss, func(s sample) bool { return s.RSS <= 0 }):
 			out = append(out, fmt.Sprintf("%s / %s / %s: peak RSS missing", k.Row, k.Op, k.Tool))
 		}
 	}
@@ -88,12 +98,13 @@ func (r *results) missing() []string {
 type figure struct {
 	Wall     time.Duration // median
 	Min, Max time.Duration
-	RSS      int64   // the largest of the runs
-	PerObj   float64 // median API requests per object
-	Check    float64 // median seconds before the run (Piceli apply)
-	Ready    float64 // median seconds waiting for readiness (Piceli apply)
-	Journal  float64 // median seconds of journal commits (Piceli apply)
-	Commits  float64 // median journal commits (Piceli apply)
+	CPU      time.Duration // median CPU time of the process and those it ran
+	RSS      int64         // the largest of the runs
+	PerObj   float64       // median API requests per object
+	Check    float64       // median seconds before the run (Piceli apply)
+	Ready    float64       // median seconds waiting for readiness (Piceli apply)
+	Journal  float64       // median seconds of journal commits (Piceli apply)
+	Commits  float64       // median journal commits (Piceli apply)
 	ok       bool
 }
 
@@ -103,10 +114,11 @@ func (r *results) figure(k cell) figure {
 		return figure{}
 	}
 	walls := make([]time.Duration, len(ss))
+	cpus := make([]time.Duration, len(ss))
 	var per, check, ready, journal, commits []float64
 	f := figure{ok: true}
 	for i, s := range ss {
-		walls[i] = s.Wall
+		walls[i], cpus[i] = s.Wall, s.CPU
 		f.RSS = max(f.RSS, s.RSS)
 		per = append(per, s.Requests/float64(k.Row.N))
 		check = append(check, s.Result.Check)
@@ -115,6 +127,8 @@ func (r *results) figure(k cell) figure {
 		commits = append(commits, float64(s.Result.Commits))
 	}
 	slices.Sort(walls)
+	slices.Sort(cpus)
+	f.CPU = median(cpus)
 	f.Wall, f.Min, f.Max = median(walls), walls[0], walls[len(walls)-1]
 	f.PerObj, f.Check, f.Ready = medianF(per), medianF(check), medianF(ready)
 	f.Journal, f.Commits = medianF(journal), medianF(commits)
@@ -159,6 +173,9 @@ func (r *results) table() string {
 		ops := []string{opRender}
 		if r.cfg.onCluster(rw) {
 			ops = append(ops, opPlanEmpty, opApplyFresh, opApplyNoSync, opPlanNoop, opApplyNoop)
+		}
+		if r.cfg.PeersOnly { // neither render nor the build without fsync is measured
+			ops = slices.DeleteFunc(ops, func(op string) bool { return op == opRender || op == opApplyNoSync })
 		}
 		for _, op := range ops {
 			b.WriteString(r.line(rw, op))

@@ -22,7 +22,7 @@ func fullResults(cfg config, wall time.Duration) *results {
 }
 
 func smallConfig(t *testing.T) config {
-	return config{Sizes: []int{100}, Mixes: []synth.Mix{synth.ConfigMaps}, Runs: 3, GoSizes: []int{100}, Out: filepath.Join(t.TempDir(), "performance.md")}
+	return config{Sizes: []int{100}, Mixes: []synth.Mix{synth.ConfigMaps}, Runs: 3, GoSizes: []int{100}, PeerSizes: []int{100}, Out: filepath.Join(t.TempDir(), "performance.md")}
 }
 
 func TestAFigureMissingFailsTheRunAndWritesNothing(t *testing.T) {

@@ -42,6 +42,10 @@ func (b *bench) write(ctx context.Context, stdout io.Writer) error {
 	if missing := b.res.missing(); len(missing) > 0 {
 		return fmt.Errorf("figures missing, %s not written:\n  %s", b.cfg.Out, strings.Join(missing, "\n  "))
 	}
+	if b.cfg.PeersOnly {
+		fmt.Fprint(stdout, b.peersOnly(ctx))
+		return nil
+	}
 	doc := b.document(ctx)
 	fmt.Fprint(stdout, doc)
 	return os.WriteFile(b.cfg.Out, []byte(doc), 0o644)
@@ -99,8 +103,44 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
 	for _, v := range b.res.acceptance() {
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", v.What, v.Value, v.status())
 	}
+	s.WriteString(peerSection(b.res))
 	s.WriteString(codegenSection(b.codegen))
 	return s.String()
+}
+
+// peerHow says how the peers are measured.
+const peerHow = `Each run also measures two peers on the 1,000-ConfigMap release (from YAML), each in its
+own namespace, the four tools taking turns at going first:
+
+- The floor (` + "`piceli-bench floor`" + `, internal/bench/floor.go): a minimal client-go program, its
+  own process, that reads the manifests kubectl applies and server-side applies them with
+  Piceli's connection settings (internal/kube: client-side limits, discovery and mapper) and
+  Piceli's requests in flight: the Namespace first, then every ConfigMap, each a plain apply
+  under its own field manager without force. No plan, approval, lock, journal or readiness:
+  what any tool must at least spend. Its no-op figure is the same program run again.
+- Helm 4, the CLI at the version tools/compare pins, with its defaults (server-side apply, no
+  wait, its own client-side rate limits): ` + "`helm install`" + ` of a chart whose one template holds
+  the same ConfigMaps (release label included; the namespace from ` + "`--namespace`" + `,
+  ` + "`--create-namespace`" + `), then ` + "`helm upgrade`" + ` with the same chart, which changes
+  nothing. Its caches and configuration live in the run's work directory.
+- Piceli's figures are those of the table above (fresh apply with approval check, journal and
+  readiness; no-op apply of the no-op plan); kubectl's too.
+- ` + "`make bench BENCHFLAGS=-peers-only`" + ` measures only this table (and the Piceli and kubectl
+  figures it needs) and prints it without writing this file.
+`
+
+// peerSection is the document's section on the peers.
+func peerSection(r *results) string {
+	return "\n## Peers: the floor and Helm 4\n\n" + peerHow + "\n" + r.peerTable() +
+		"\n### Acceptance targets (issue 35, point 5)\n\n" + verdictTable(r.peerAcceptance())
+}
+
+// peersOnly is what a -peers-only run prints.
+func (b *bench) peersOnly(ctx context.Context) string {
+	m := describeMachine(ctx, b)
+	return fmt.Sprintf("# Peers (piceli-bench -peers-only; %s not written)\n\n- Date: %s (run took %s)\n- Machine: %s, %d cores; load average %s at the start, %s at the end\n- Medians of %d runs, the fastest and slowest in brackets; Piceli's requests in flight: %s\n\n",
+		b.cfg.Out, time.Now().UTC().Format("2006-01-02 15:04 UTC"), time.Since(b.started).Round(time.Second), m.CPU, m.Cores, b.loadStart, loadAverage(), b.cfg.Runs, b.parallelism()) +
+		b.res.table() + "\n" + peerHow + "\n" + b.res.peerTable() + "\n" + verdictTable(b.res.peerAcceptance())
 }
 
 // parallelism says what requests in flight Piceli ran with.

@@ -49,11 +49,16 @@ type extraArg struct {
 	Override bool   `json:"override"`
 }
 
-// clientRate raises a component's API client rate limit. kwokctl adds the
-// flags (Override false): it passes neither.
+// clientRate raises a component's API client rate limit and turns its
+// leader election off. kwokctl adds the flags (Override false): it passes
+// none of them. A sandbox runs one of each component, so electing a leader
+// protects nothing, and it was fatal: on a loaded machine a lease renewal
+// that took over 5 s made the controller-manager and the scheduler exit,
+// leaving namespaces Terminating for good (a benchmark's Helm install of
+// 1,000 ConfigMaps did it).
 func clientRate(component string) componentPatch {
 	return componentPatch{Name: component, ExtraArgs: []extraArg{
-		{Key: "kube-api-qps", Value: "500"}, {Key: "kube-api-burst", Value: "1000"},
+		{Key: "kube-api-qps", Value: "500"}, {Key: "kube-api-burst", Value: "1000"}, {Key: "leader-elect", Value: "false"},
 	}}
 }
 

@@ -55,16 +55,16 @@ func TestRenderConfigKwokManagesOnlyFakeNodes(t *testing.T) {
 	}
 }
 
-// The controller-manager and scheduler get client rate flags added (not
-// overridden: kwokctl passes none, and an override of a missing flag is
-// dropped with a warning).
+// The controller-manager and scheduler get client rate flags added, and
+// leader election turned off (not overridden: kwokctl passes none of
+// them, and an override of a missing flag is dropped with a warning).
 func TestRenderConfigRaisesClientRates(t *testing.T) {
 	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, component := range []string{"kube-controller-manager", "kube-scheduler"} {
-		want := "- extraArgs:\n  - key: kube-api-qps\n    override: false\n    value: \"500\"\n  - key: kube-api-burst\n    override: false\n    value: \"1000\"\n  name: " + component + "\n"
+		want := "- extraArgs:\n  - key: kube-api-qps\n    override: false\n    value: \"500\"\n  - key: kube-api-burst\n    override: false\n    value: \"1000\"\n  - key: leader-elect\n    override: false\n    value: \"false\"\n  name: " + component + "\n"
 		if !strings.Contains(string(out), want) {
 			t.Errorf("renderConfig() lacks the client rate of %s:\n%s", component, out)
 		}
