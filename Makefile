@@ -68,9 +68,11 @@ sandbox-status: build
 clean:
 	rm -rf $(BIN)
 
-## bench: Piceli against kubectl on a private sandbox; writes docs/performance.md (tens of minutes)
+## bench: Piceli against kubectl, and the controller at scale, on a private sandbox; writes
+## docs/performance.md (tens of minutes; BENCHFLAGS=-only=controller runs the controller alone)
 BENCHFLAGS ?=
 bench: sandbox-bins
 	$(GO) build -o $(BIN)/piceli-bench ./cmd/piceli-bench
 	$(GO) build -tags piceli_nofsync -o $(BIN)/piceli-bench-nofsync ./cmd/piceli-bench
-	$(BIN)/piceli-bench -nofsync $(BIN)/piceli-bench-nofsync -out docs/performance.md $(BENCHFLAGS)
+	$(GO) build -o $(BIN)/piceli-controller ./cmd/piceli-controller
+	$(BIN)/piceli-bench -nofsync $(BIN)/piceli-bench-nofsync -controller $(BIN)/piceli-controller -out docs/performance.md $(BENCHFLAGS)

@@ -100,6 +100,9 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", v.What, v.Value, v.status())
 	}
 	s.WriteString(codegenSection(b.codegen))
+	if b.ctl != nil {
+		s.WriteString(controllerSection(*b.ctl))
+	}
 	return s.String()
 }
 
