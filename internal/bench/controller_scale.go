@@ -564,7 +564,7 @@ const ctlHeading = "## The controller at scale (issue 35)"
 func controllerSection(f ctlFigures) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "\n%s\n\n", ctlHeading)
-	fmt.Fprintf(&s, `The piceli-controller binary, as a process of its own on the same sandbox, delivers %d
+	fmt.Fprintf(&s, `The piceli-controller binary (%d workers), as a process of its own on the same sandbox, delivers %d
 Releases of %d objects each (of every five: two ConfigMaps, two ClusterIP Services and one
 one-replica Deployment), each Release in a namespace of its own whose deployer RoleBinding
 allows it, approved by its policy, from an OCI registry in the benchmark's process on
@@ -576,7 +576,7 @@ the Release's status once (its `+"`synced`"+` field); a pass its interval starts
 
 | figure | measured | target | |
 | --- | --- | --- | --- |
-`, f.Releases, f.Objects)
+`, controller.Workers, f.Releases, f.Objects)
 	fmt.Fprintf(&s, "| every Release Ready, from their creation | %s | | |\n", f.Ready.Round(time.Second))
 	fmt.Fprintf(&s, "| a no-op pass over all %d | %.1f s | at most %s | %s |\n", f.Releases, f.Pass.Seconds(), ctlPassTarget, metOrMissed(f.Pass <= ctlPassTarget))
 	fmt.Fprintf(&s, "| the controller's peak RSS (VmHWM, the whole run) | %.0f MiB | under %d MiB | %s |\n", float64(f.RSS)/(1<<20), ctlRSSTarget>>20, metOrMissed(f.RSS < ctlRSSTarget))
