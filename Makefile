@@ -68,11 +68,14 @@ sandbox-status: build
 clean:
 	rm -rf $(BIN)
 
-## bench: Piceli against kubectl, Helm 4 and a client-go floor on a private sandbox; writes docs/performance.md (tens of minutes)
-## (BENCHFLAGS=-peers-only: only the 1,000-ConfigMap comparison of the four, printed, nothing written)
+## bench: Piceli against kubectl, Helm 4 and a client-go floor, and the controller at scale, on a
+## private sandbox; writes docs/performance.md (tens of minutes)
+## (BENCHFLAGS=-peers-only: only the 1,000-ConfigMap comparison of the four, printed, nothing written;
+## BENCHFLAGS=-only=controller: the controller alone)
 BENCHFLAGS ?=
 bench: sandbox-bins
 	$(GO) build -o $(BIN)/piceli-bench ./cmd/piceli-bench
 	$(GO) build -tags piceli_nofsync -o $(BIN)/piceli-bench-nofsync ./cmd/piceli-bench
+	$(GO) build -o $(BIN)/piceli-controller ./cmd/piceli-controller
 	cd tools/compare && $(GO) build -o $(BIN)/helm helm.sh/helm/v4/cmd/helm
-	$(BIN)/piceli-bench -nofsync $(BIN)/piceli-bench-nofsync -helm $(BIN)/helm -out docs/performance.md $(BENCHFLAGS)
+	$(BIN)/piceli-bench -nofsync $(BIN)/piceli-bench-nofsync -helm $(BIN)/helm -controller $(BIN)/piceli-controller -out docs/performance.md $(BENCHFLAGS)

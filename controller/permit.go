@@ -22,11 +22,13 @@ const ReleasesFromAnnotation = "piceli.dev/releases-from"
 // DeployerRole to the controller's ServiceAccount, and a Release from
 // another namespace must be named in its ReleasesFromAnnotation. So the
 // rights a Release uses are ones the namespace's owner granted, never ones
-// its author has elsewhere.
+// its author has elsewhere. RoleBindings are read from the manager's cache
+// (cacheOptions), so a pass costs no API request here; a binding created or
+// deleted is seen as soon as its watch event arrives.
 func (r *Reconciler) permitted(ctx context.Context, rel *v1alpha1.Release) (string, error) {
 	ns := targetNamespace(rel)
 	var rbs rbacv1.RoleBindingList
-	if err := r.Reader.List(ctx, &rbs, client.InNamespace(ns)); err != nil {
+	if err := r.Client.List(ctx, &rbs, client.InNamespace(ns)); err != nil {
 		return "", fmt.Errorf("list the RoleBindings of namespace %s: %w", ns, err)
 	}
 	sa := r.Options.Namespace + "/" + r.Options.ServiceAccount

@@ -24,8 +24,8 @@ import (
 // reports the plan in status and applies it once approved by hash or by
 // the Release's policy.
 type Reconciler struct {
-	Client  client.Client // cached reads of Releases, writes of their status
-	Reader  client.Reader // uncached reads: RoleBindings, credentials Secrets
+	Client  client.Client // cached reads of Releases and RoleBindings, writes of Release status
+	Reader  client.Reader // uncached reads: credentials Secrets
 	Options Options
 	Signer  string // the controller's state signer line
 	Events  *EventSink

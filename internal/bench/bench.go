@@ -40,6 +40,14 @@ type config struct {
 	// render, the Go composition, the build without fsync or codegen, and
 	// prints the peers' table without writing the results file.
 	PeersOnly bool
+	// Only, when "controller", runs the controller scenario alone and
+	// replaces only its section of Out.
+	Only string
+	// Controller is the piceli-controller binary the controller scenario
+	// runs; CtlReleases and CtlObjects size it (0 Releases: no scenario).
+	Controller  string
+	CtlReleases int
+	CtlObjects  int
 }
 
 // bench is one benchmark run in progress.
@@ -58,6 +66,7 @@ type bench struct {
 	loadStart string  // the load average when the run began
 	idle      float64 // attributed requests per second of the idle sandbox
 	codegen   codegenFigure
+	ctl       *ctlFigures // the controller scenario's figures, once measured
 }
 
 // Main runs the benchmark (or, as "worker ...", one measured operation)
@@ -106,6 +115,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the work directory")
 	fs.IntVar(&cfg.Parallel, "parallel", 0, "requests in flight of Piceli's plans and applies (0: the library's default)")
 	fs.BoolVar(&cfg.Verbose, "v", false, "log every measurement with its API requests by verb and resource")
+	fs.StringVar(&cfg.Only, "only", "", `"controller": run only the controller scenario and replace only its section of -out`)
+	fs.StringVar(&cfg.Controller, "controller", "", "the piceli-controller binary the controller scenario runs (required unless -controller-releases 0)")
+	fs.IntVar(&cfg.CtlReleases, "controller-releases", 200, "Releases of the controller scenario (0: leave the scenario out)")
+	fs.IntVar(&cfg.CtlObjects, "controller-objects", 25, "objects of each Release of the controller scenario")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -122,10 +135,20 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if cfg.Runs < 3 {
 		errs = append(errs, errors.New("-runs must be at least 3: the table reports medians"))
 	}
-	if cfg.NoSync == "" {
+	switch {
+	case cfg.Only != "" && cfg.Only != "controller":
+		errs = append(errs, fmt.Errorf("-only %q: the only scenario that runs alone is \"controller\"", cfg.Only))
+	case cfg.Only == "controller" && cfg.CtlReleases <= 0:
+		errs = append(errs, errors.New("-only controller needs -controller-releases above 0"))
+	case cfg.CtlReleases < 0 || cfg.CtlObjects <= 0:
+		errs = append(errs, errors.New("-controller-releases may not be negative and -controller-objects must be positive"))
+	case cfg.CtlReleases > 0 && cfg.Controller == "" && !cfg.PeersOnly:
+		errs = append(errs, errors.New("-controller is required: the piceli-controller binary (or -controller-releases 0)"))
+	}
+	if cfg.NoSync == "" && cfg.Only == "" {
 		errs = append(errs, errors.New("-nofsync is required: without it the journal's cost is not measured"))
 	}
-	if cfg.Helm == "" {
+	if cfg.Helm == "" && cfg.Only == "" {
 		errs = append(errs, errors.New("-helm is required: Helm 4 is measured beside Piceli (make bench builds it)"))
 	}
 	err := errors.Join(errs...)
@@ -188,6 +211,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 		return err
 	}
 	defer func() { err = errors.Join(err, done()) }()
+	if cfg.Only == "controller" {
+		return b.controllerOnly(ctx, stdout)
+	}
 	if !cfg.PeersOnly {
 		for _, r := range cfg.rows() {
 			b.logf("render %s", r)
@@ -209,7 +235,30 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 			}
 		}
 	}
+	if cfg.CtlReleases > 0 && !cfg.PeersOnly {
+		f, err := b.controllerScale(ctx)
+		if err != nil {
+			return fmt.Errorf("controller scenario: %w", err)
+		}
+		b.ctl = &f
+	}
 	return b.write(ctx, stdout)
+}
+
+// controllerOnly runs the controller scenario and replaces its section of
+// the results file, leaving the rest as the last full run wrote it.
+func (b *bench) controllerOnly(ctx context.Context, stdout io.Writer) error {
+	f, err := b.controllerScale(ctx)
+	if err != nil {
+		return fmt.Errorf("controller scenario: %w", err)
+	}
+	old, err := os.ReadFile(b.cfg.Out)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	section := controllerSection(f)
+	fmt.Fprint(stdout, section)
+	return os.WriteFile(b.cfg.Out, []byte(spliceSection(string(old), ctlHeading, section)), 0o644)
 }
 
 // step is one tool's measurements of a release in one run.

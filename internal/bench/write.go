@@ -105,6 +105,9 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
 	}
 	s.WriteString(peerSection(b.res))
 	s.WriteString(codegenSection(b.codegen))
+	if b.ctl != nil {
+		s.WriteString(controllerSection(*b.ctl))
+	}
 	return s.String()
 }
 

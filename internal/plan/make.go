@@ -62,13 +62,13 @@ const DefaultParallel = 16
 
 // Options tune how a plan is made. The zero value is valid.
 type Options struct {
-	Parallel     int    // concurrent reads and dry-runs; 0 means DefaultParallel
-	AllowReplace bool   // plan replace for immutable changes instead of refusing
+	Parallel     int  // concurrent reads and dry-runs; 0 means DefaultParallel
+	AllowReplace bool // plan replace for immutable changes instead of refusing
 	// Reclaim plans back the declared fields other managers took by an
 	// update (Step.Reclaim) instead of blocking on them; fields another
 	// manager owns by server-side apply stay conflicts.
 	Reclaim bool
-	Key          []byte // digest key (ReadKey); nil means an ephemeral one
+	Key     []byte // digest key (ReadKey); nil means an ephemeral one
 	// Approved is the plan an approval check confirms, made earlier of the
 	// same inputs; nil plans anew. A step whose desired manifest and live
 	// object are the ones Approved saw is taken from it without a dry-run

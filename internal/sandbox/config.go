@@ -49,6 +49,15 @@ type extraArg struct {
 	Override bool   `json:"override"`
 }
 
+// ServiceRange is the sandbox's Service ClusterIP range: 65,534 addresses,
+// so a test may hold thousands of Services (kube-apiserver's default,
+// 10.0.0.0/24, is full after 254). No kube-proxy serves these addresses
+// and nothing routes them: pods reach the API server through the
+// forwarder (APIForwardPort) and the API server's own connections go
+// through the egress proxy, which refuses them. It must not overlap the
+// real node's pods' subnets (subnetPool).
+const ServiceRange = "10.96.0.0/16"
+
 // clientRate raises a component's API client rate limit and turns its
 // leader election off. kwokctl adds the flags (Override false): it passes
 // none of them. A sandbox runs one of each component, so electing a leader
@@ -105,6 +114,10 @@ func renderConfig(bins Binaries, stages []stage, egressConfig string, certSANs .
 			clientRate("kube-controller-manager"), clientRate("kube-scheduler"),
 		},
 	}
+	// (kwokctl applies every patch naming a component, in order.)
+	cfg.ComponentsPatches = append(cfg.ComponentsPatches, componentPatch{Name: "kube-apiserver", ExtraArgs: []extraArg{
+		{Key: "service-cluster-ip-range", Value: ServiceRange}, // added: kwokctl passes none
+	}})
 	if egressConfig != "" {
 		cfg.ComponentsPatches = append(cfg.ComponentsPatches, componentPatch{Name: "kube-apiserver", ExtraArgs: []extraArg{
 			{Key: "egress-selector-config-file", Value: egressConfig}, // added: kwokctl passes none

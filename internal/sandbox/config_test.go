@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -68,5 +69,21 @@ func TestRenderConfigRaisesClientRates(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("renderConfig() lacks the client rate of %s:\n%s", component, out)
 		}
+	}
+}
+
+// The API server's Service range holds thousands of Services and is apart
+// from the real node's pods' subnets.
+func TestRenderConfigSizesTheServiceRange(t *testing.T) {
+	out, err := renderConfig(Binaries{Dir: "/cache/bin"}, nil, "/x/egress.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "key: service-cluster-ip-range\n    override: false\n    value: "+ServiceRange+"\n") {
+		t.Errorf("renderConfig() does not pass --service-cluster-ip-range=%s:\n%s", ServiceRange, out)
+	}
+	r := netip.MustParsePrefix(ServiceRange)
+	if r.Bits() > 16 || r.Overlaps(subnetPool) {
+		t.Errorf("ServiceRange %s: want at most a /16, apart from the pods' pool %s", r, subnetPool)
 	}
 }
