@@ -86,6 +86,9 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 		}
 		return res, nil
 	}
+	if res, done, err := r.pinned(ctx, rel, rl, content, st); done {
+		return res, err
+	}
 	if res, wait := r.held(rel, st, content.Revision); wait {
 		return res, nil
 	}
@@ -161,7 +164,7 @@ func (r *Reconciler) fetch(ctx context.Context, rel *v1alpha1.Release, st *statu
 	if err != nil {
 		return nil, err
 	}
-	return ws.fetch(ctx, src, rev)
+	return ws.fetch(ctx, src, rev, pinnedIDs(rel)...)
 }
 
 // credentials reads the Secret rel's source names, in rel's namespace.

@@ -61,6 +61,12 @@ func specSchema() *apiextensionsv1.JSONSchemaProps {
 		"readyTimeout": str("Each wave's readiness bound, as a duration; empty means 5m."),
 		"onFailure":    enum("What a failed run does: stop (the default) or rollback (once).", "stop", "rollback"),
 		"checks":       list("Checks run after every run's last wave.", *checkSchema()),
+		"pin": *object("Holds the Release at a source revision it ran (piceli controller rollback); newer revisions are planned, not applied.", map[string]apiextensionsv1.JSONSchemaProps{
+			"revision": bounded("A source revision the Release ran: REF@ID or ID.", 512),
+			"reason":   bounded("Why it is pinned.", 1024),
+			"by":       bounded("Who pinned it.", 256),
+			"at":       dateTime("When."),
+		}, "revision"),
 	}, "source")
 	return s
 }
@@ -126,6 +132,18 @@ func str(desc string) apiextensionsv1.JSONSchemaProps {
 func pattern(desc, re string) apiextensionsv1.JSONSchemaProps {
 	s := str(desc)
 	s.Pattern = re
+	return s
+}
+
+func bounded(desc string, n int64) apiextensionsv1.JSONSchemaProps {
+	s := str(desc)
+	s.MaxLength = &n
+	return s
+}
+
+func dateTime(desc string) apiextensionsv1.JSONSchemaProps {
+	s := str(desc)
+	s.Format = "date-time"
 	return s
 }
 

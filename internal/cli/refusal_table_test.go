@@ -22,6 +22,8 @@ var argsOf = map[string][]string{
 	"promote":                {"--from", "staging", "--to", "prod"},
 	"controller approve":     {"ns/app", "0123456789ab"},
 	"controller sync":        {"ns/app"},
+	"controller rollback":    {"ns/app", "--to", "0123456789ab"},
+	"controller unpin":       {"ns/app"},
 	"sandbox load":           {"image.tar"},
 	"observe forward-save":   {"api"},
 	"observe forward-delete": {"api"},
