@@ -198,13 +198,28 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Parallel)
+	// A stop asked in the middle of a large wave is heeded between its
+	// writes: no more is sent, the writes in flight settle, and the run
+	// stops. The steps not sent stay intents without outcomes, which a
+	// resume settles by reading the cluster.
+	stopped := false
 	for _, i := range steps {
+		if r.stopRequested(ctx) {
+			stopped = true
+			break
+		}
 		g.Go(func() error { return r.writeStep(gctx, wave, i) })
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return r.flush()
+	if err := r.flush(); err != nil {
+		return err
+	}
+	if stopped {
+		return ErrStopped
+	}
+	return nil
 }
 
 // writeStep performs one step and journals its outcome, unless the write
