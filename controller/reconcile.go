@@ -113,6 +113,9 @@ func (r *Reconciler) planAndApply(ctx context.Context, rel *v1alpha1.Release, rl
 		st.Plan.PolicyRefused = PolicyRefuses(rel.Spec.Policy, p)
 	}
 	r.history(ctx, rl, st)
+	if r.stillStopped(rel, st, p) {
+		return reconcile.Result{RequeueAfter: every}, nil
+	}
 	switch {
 	case !p.Changed() && st.Failure == nil:
 		// (After a failed run the objects may all be written and not
@@ -257,6 +260,9 @@ func (r *Reconciler) apply(ctx context.Context, rel *v1alpha1.Release, rl *relea
 	res, err := rl.Apply(ctx, p.Hash, release.RunOptions{})
 	r.ran(rel, st, res, err, p.Hash, rev.String())
 	r.history(ctx, rl, st)
+	if res != nil && res.Phase == release.PhaseStopped {
+		return r.stoppedRun(rel, st, res, p.Hash, rev), nil
+	}
 	var held *release.LockHeldError
 	switch {
 	case errors.As(err, &held):

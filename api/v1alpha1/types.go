@@ -275,7 +275,6 @@ type StoppedRun struct {
 	Run            string      `json:"run"`
 	Plan           string      `json:"plan"`
 	SourceRevision string      `json:"sourceRevision,omitempty"`
-	By             string      `json:"by,omitempty"`
 	At             metav1.Time `json:"at,omitempty"`
 }
 

@@ -103,3 +103,43 @@ still needs its approval, by hash or by the policy.`,
 	outputFlag(cmd, &output)
 	return cmd
 }
+
+func newControllerStopCmd() *cobra.Command {
+	var f controllerTarget
+	var output string
+	cmd := &cobra.Command{
+		Use:   "stop NAMESPACE/NAME --kubeconfig F --context C [-o json]",
+		Short: "Stop a Release's running apply after its writes in flight",
+		Long: `Stop a Release's running apply after its writes in flight.
+
+Steps:
+  1. read the Release; refuse (exit 2, nothing written) when there is none,
+     or when no run of its release holds the release's Lease
+  2. write the stop request on that Lease, for that run alone
+
+The run finds the request between its writes, at its next wave or within
+seconds of a readiness wait, lets the writes in flight settle and ends
+"stopped". The controller does not resume it: the Release shows Stalled,
+reason Stopped, with the run, and the next plan runs once a person approves
+it by hash (piceli controller approve) or asks for piceli controller sync.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			key, err := controller.ParseName(args[0])
+			if err != nil {
+				return err
+			}
+			req, err := controller.Stop(cmd.Context(), f.target(), key)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, req)
+			}
+			cmd.Printf("asked run %s of release %s/%s (%s) to stop through %s; it stops once its writes in flight settle\n", req.Run, req.Namespace, req.Name, req.Holder, req.Through)
+			return nil
+		},
+	}
+	f.register(cmd)
+	outputFlag(cmd, &output)
+	return cmd
+}

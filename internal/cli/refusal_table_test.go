@@ -24,6 +24,7 @@ var argsOf = map[string][]string{
 	"controller sync":        {"ns/app"},
 	"controller rollback":    {"ns/app", "--to", "0123456789ab"},
 	"controller unpin":       {"ns/app"},
+	"controller stop":        {"ns/app"},
 	"sandbox load":           {"image.tar"},
 	"observe forward-save":   {"api"},
 	"observe forward-delete": {"api"},
