@@ -96,10 +96,9 @@ func (r *Reconciler) pinned(ctx context.Context, rel *v1alpha1.Release, rl *rele
 		}
 		return reconcile.Result{RequeueAfter: every}, true, nil
 	}
+	// The newer plan was made against the cluster before this pass's
+	// apply: it is shown from the next pass on.
 	res, err = r.planAndApply(ctx, rel, rlp, want, st)
-	if newer != nil && st.State == v1alpha1.StateReady && st.AppliedRevision == want.String() {
-		newer.atRest = true
-	}
 	return res, true, err
 }
 

@@ -144,6 +144,7 @@ func bounded(desc string, n int64) apiextensionsv1.JSONSchemaProps {
 func dateTime(desc string) apiextensionsv1.JSONSchemaProps {
 	s := str(desc)
 	s.Format = "date-time"
+	s.Nullable = true
 	return s
 }
 
