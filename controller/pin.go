@@ -67,8 +67,12 @@ func (r *Reconciler) pinned(ctx context.Context, rel *v1alpha1.Release, rl *rele
 			res, err := r.failed(rel, st, "PlanFailed", err, every)
 			return res, true, err
 		}
+		if d.Hash, err = release.PlanHash(d); err != nil {
+			res, err := r.failed(rel, st, "PlanFailed", err, every)
+			return res, true, err
+		}
 		st.Pin.LatestPlan = d.Hash
-		if rel.Spec.Approve == d.Hash && len(d.Blocked()) == 0 {
+		if rel.Spec.Approve != "" && rel.Spec.Approve == d.Hash && len(d.Blocked()) == 0 {
 			res, err := r.unpinByApproval(ctx, rel, rl, latest.Revision, st)
 			return res, true, err
 		}
