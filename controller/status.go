@@ -93,7 +93,9 @@ func (st *status) planned(p *plan.Plan, rev source.Revision, approvedBy string) 
 		sum.Changes = append(sum.Changes, changeOf(s))
 	}
 	st.Plan = sum
-	st.set(v1alpha1.ConditionStalled, false, "Planned", "")
+	if st.Stopped == nil { // a stopped run's Stalled stays until it is cleared
+		st.set(v1alpha1.ConditionStalled, false, "Planned", "")
+	}
 }
 
 // changeOf is a step without values: the paths of its changed fields.

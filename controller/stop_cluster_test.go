@@ -96,10 +96,15 @@ func TestControllerStopEndsTheRunningApplyAndTheNextApprovedPlanRuns(t *testing.
 	// A new revision (whose Deployment becomes ready) is planned; its plan
 	// approved by hash runs.
 	h.src.set(manyConfigMaps(webDeployment(nil), 300))
+	next, err := h.src.Resolve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rel = h.waitFor(t, ns, "app", "the new revision's plan is shown", func(r *v1alpha1.Release) bool {
-		return r.Status.Plan != nil && r.Status.Plan.SourceRevision == r.Status.SourceRevision && r.Status.Plan.Hash != r.Status.Stopped.Plan && r.Status.State == v1alpha1.StateStalled
+		return r.Status.Plan != nil && r.Status.Plan.SourceRevision == next.String() && r.Status.State == v1alpha1.StateStalled && r.Status.Stopped != nil
 	})
 	approved := time.Now()
+	t.Logf("approving plan %s of %s", rel.Status.Plan.Hash, rel.Status.Plan.SourceRevision)
 	h.approve(t, ns, "app", rel.Status.Plan.Hash)
 	rel = h.waitFor(t, ns, "app", "the approved plan runs and the Release is Ready", func(r *v1alpha1.Release) bool {
 		return r.Status.State == v1alpha1.StateReady && r.Status.AppliedRevision == r.Status.SourceRevision
