@@ -39,6 +39,10 @@ func TestAStopInTheMiddleOfALargeWaveSendsNoMoreWrites(t *testing.T) {
 	if !errors.Is(err, ErrStopped) || res.Status != journal.StatusStopped {
 		t.Fatalf("Apply() = %v (status %s), want ErrStopped and a stopped run", err, res.Status)
 	}
+	_, st := replayRun(t, e.StateDir, "run-1")
+	if d := st.InDoubt(); len(d) > 0 {
+		t.Errorf("steps %v in doubt after the stop; want the unsent ones settled as not applied", d)
+	}
 	sent := patches()
 	if sent < 20 || sent > 20+4 {
 		t.Fatalf("%d of %d writes sent before the run stopped; want 20 and at most the 4 in flight", sent, n)

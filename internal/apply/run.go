@@ -200,12 +200,12 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	g.SetLimit(r.opts.Parallel)
 	// A stop asked in the middle of a large wave is heeded between its
 	// writes: no more is sent, the writes in flight settle, and the run
-	// stops. The steps not sent stay intents without outcomes, which a
-	// resume settles by reading the cluster.
-	stopped := false
-	for _, i := range steps {
+	// stops. The steps never sent are journaled as settled, not applied,
+	// so none is left in doubt.
+	unsent := -1
+	for k, i := range steps {
 		if r.stopRequested(ctx) {
-			stopped = true
+			unsent = k
 			break
 		}
 		g.Go(func() error { return r.writeStep(gctx, wave, i) })
@@ -213,10 +213,19 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	if unsent >= 0 {
+		recs := make([]journal.Record, 0, len(steps)-unsent)
+		for _, i := range steps[unsent:] {
+			recs = append(recs, journal.Record{Type: journal.Settled, Step: i, Ref: &r.in.Plan.Steps[i].Ref, Result: journal.ResultNotApplied})
+		}
+		if err := r.append(recs...); err != nil {
+			return err
+		}
+	}
 	if err := r.flush(); err != nil {
 		return err
 	}
-	if stopped {
+	if unsent >= 0 {
 		return ErrStopped
 	}
 	return nil
