@@ -59,12 +59,14 @@ type StatusDoc struct {
 
 // ReleaseReport is one Release: where it comes from and its status.
 type ReleaseReport struct {
-	Namespace string                 `json:"namespace"`
-	Name      string                 `json:"name"`
-	Source    string                 `json:"source"` // the source as the spec names it
-	Approve   string                 `json:"approve,omitempty"`
-	Policy    *v1alpha1.Policy       `json:"policy,omitempty"`
-	Status    v1alpha1.ReleaseStatus `json:"status"`
+	Namespace string           `json:"namespace"`
+	Name      string           `json:"name"`
+	Source    string           `json:"source"` // the source as the spec names it
+	Approve   string           `json:"approve,omitempty"`
+	Policy    *v1alpha1.Policy `json:"policy,omitempty"`
+	// Pin is spec.pin: the revision the Release is held at, if any.
+	Pin    *v1alpha1.Pin          `json:"pin,omitempty"`
+	Status v1alpha1.ReleaseStatus `json:"status"`
 
 	generation int64 // the spec's, to tell a status written for it
 }
@@ -89,7 +91,7 @@ func Statuses(ctx context.Context, c client.Client, namespace, name string) (*St
 	for _, rel := range list.Items {
 		doc.Releases = append(doc.Releases, ReleaseReport{
 			Namespace: rel.Namespace, Name: rel.Name, Source: DescribeSource(rel.Spec.Source),
-			Approve: rel.Spec.Approve, Policy: rel.Spec.Policy, Status: rel.Status, generation: rel.Generation,
+			Approve: rel.Spec.Approve, Policy: rel.Spec.Policy, Pin: rel.Spec.Pin, Status: rel.Status, generation: rel.Generation,
 		})
 	}
 	sort.Slice(doc.Releases, func(i, j int) bool {

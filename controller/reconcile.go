@@ -103,6 +103,9 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 		}
 		return res, nil
 	}
+	if res, done, err := r.pinned(ctx, rel, rl, content, st); done {
+		return res, err
+	}
 	syncAsked := rel.Annotations[v1alpha1.SyncAnnotation] != rel.Status.Synced
 	if res, wait := r.held(rel, st, content.Revision); wait {
 		return res, nil
@@ -133,6 +136,9 @@ func (r *Reconciler) planAndApply(ctx context.Context, rel *v1alpha1.Release, rl
 		st.Plan.PolicyRefused = PolicyRefuses(rel.Spec.Policy, p)
 	}
 	r.history(ctx, rl, st)
+	if r.stillStopped(rel, st, p) {
+		return reconcile.Result{RequeueAfter: every}, nil
+	}
 	switch {
 	case !p.Changed() && st.Failure == nil:
 		// (After a failed run the objects may all be written and not
@@ -184,7 +190,7 @@ func (r *Reconciler) fetch(ctx context.Context, rel *v1alpha1.Release, st *statu
 	if err != nil {
 		return nil, err
 	}
-	return ws.fetch(ctx, src, rev)
+	return ws.fetch(ctx, src, rev, pinnedIDs(rel)...)
 }
 
 // credentials reads the Secret rel's source names, in rel's namespace.
@@ -277,6 +283,9 @@ func (r *Reconciler) apply(ctx context.Context, rel *v1alpha1.Release, rl *relea
 	res, err := rl.Apply(ctx, p.Hash, opts)
 	r.ran(rel, st, res, err, p.Hash, rev.String())
 	r.history(ctx, rl, st)
+	if res != nil && res.Phase == release.PhaseStopped {
+		return r.stoppedRun(rel, st, res, p.Hash, rev), nil
+	}
 	var held *release.LockHeldError
 	switch {
 	case errors.As(err, &held):

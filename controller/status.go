@@ -31,6 +31,9 @@ const (
 type status struct {
 	v1alpha1.ReleaseStatus
 	generation int64
+	// ranRun and ranRev are the run this pass made and its source
+	// revision, for history to record.
+	ranRun, ranRev string
 }
 
 func newStatus(rel *v1alpha1.Release, signer string) *status {
@@ -90,7 +93,9 @@ func (st *status) planned(p *plan.Plan, rev source.Revision, approvedBy string) 
 		sum.Changes = append(sum.Changes, changeOf(s))
 	}
 	st.Plan = sum
-	st.set(v1alpha1.ConditionStalled, false, "Planned", "")
+	if st.Stopped == nil { // a stopped run's Stalled stays until it is cleared
+		st.set(v1alpha1.ConditionStalled, false, "Planned", "")
+	}
 }
 
 // changeOf is a step without values: the paths of its changed fields.
@@ -162,6 +167,9 @@ func (r *Reconciler) ran(rel *v1alpha1.Release, st *status, res *release.Result,
 		outcome = "refused"
 	}
 	r.Metrics.ran(outcome)
+	if res != nil {
+		st.ranRun, st.ranRev = res.Run, rev
+	}
 	var checks *release.ChecksFailedError
 	if errors.As(err, &checks) {
 		st.checks(checks.Failed)
@@ -209,12 +217,20 @@ func (r *Reconciler) history(ctx context.Context, rl *release.Release, st *statu
 	if err != nil {
 		return
 	}
+	// The source revision of a run is known only to the pass that made
+	// it: it carries over from the runs listed before.
+	sources := map[string]string{st.ranRun: st.ranRev}
+	for _, run := range st.Runs {
+		if run.SourceRevision != "" {
+			sources[run.ID] = run.SourceRevision
+		}
+	}
 	st.Runs = nil
 	for i := len(revs) - 1; i >= 0 && len(st.Runs) < maxRuns; i-- {
 		v := revs[i]
 		fin := metav1.NewTime(v.Finished)
 		st.Runs = append(st.Runs, v1alpha1.RunSummary{
-			ID: v.Run, Revision: int32(v.Number), Phase: v.Outcome, Plan: v.Plan,
+			ID: v.Run, Revision: int32(v.Number), Phase: v.Outcome, Plan: v.Plan, SourceRevision: sources[v.Run],
 			Started: metav1.NewTime(v.Started), Finished: &fin, Message: v.Source,
 		})
 	}

@@ -58,8 +58,9 @@ func (w workspace) revisionDir(rev source.Revision) (string, error) {
 
 // fetch returns the content of rev, fetching it once: into a temporary
 // directory renamed into place, so a half-written revision is never used.
-// Other revisions of the Release are removed.
-func (w workspace) fetch(ctx context.Context, src source.Source, rev source.Revision) (*source.Content, error) {
+// Other revisions of the Release are removed, but for those keep names
+// (by ID).
+func (w workspace) fetch(ctx context.Context, src source.Source, rev source.Revision, keep ...string) (*source.Content, error) {
 	dir, err := w.revisionDir(rev)
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func (w workspace) fetch(ctx context.Context, src source.Source, rev source.Revi
 	if (c.Artifact != "" && c.Artifact != tmp) || (c.Files != "" && c.Files != tmp) {
 		return nil, fmt.Errorf("source wrote revision %s outside the directory it was given", rev)
 	}
-	w.prune()
+	w.prune(keep)
 	if err := os.Rename(tmp, dir); err != nil {
 		return nil, err
 	}
@@ -104,12 +105,16 @@ func cached(dir string, rev source.Revision) (*source.Content, bool) {
 	return &source.Content{Revision: rev, Files: dir}, true
 }
 
-// prune removes fetched revisions; the one being fetched is renamed in
-// after it.
-func (w workspace) prune() {
+// prune removes fetched revisions but those of the IDs keep; the one
+// being fetched is renamed in after it.
+func (w workspace) prune(keep []string) {
+	kept := map[string]bool{}
+	for _, id := range keep {
+		kept[strings.ReplaceAll(id, ":", "-")] = true
+	}
 	entries, _ := os.ReadDir(w.revisions())
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".fetch-") {
+		if !strings.HasPrefix(e.Name(), ".fetch-") && !kept[e.Name()] {
 			_ = os.RemoveAll(filepath.Join(w.revisions(), e.Name()))
 		}
 	}

@@ -142,7 +142,7 @@ func (s *session) connect(ctx context.Context) error {
 type planning struct {
 	allowReplace bool
 	reclaim      bool // take back fields other managers edited (planner.Options Reclaim)
-	parallel     int // requests in flight; 0: planner.DefaultParallel
+	parallel     int  // requests in flight; 0: planner.DefaultParallel
 	// approved is the plan an approval check confirms (planner.Options
 	// Approved); nil plans anew.
 	approved *plan.Plan

@@ -66,6 +66,12 @@ func specSchema() *apiextensionsv1.JSONSchemaProps {
 			"mode":     enum("report (the default) lists changed fields in status; correct also restores them; off compares nothing.", DriftModes...),
 			"interval": str("How often the live objects are compared, as a duration; empty means the Release's interval."),
 		}),
+		"pin": *object("Holds the Release at a source revision it ran (piceli controller rollback); newer revisions are planned, not applied.", map[string]apiextensionsv1.JSONSchemaProps{
+			"revision": bounded("A source revision the Release ran: REF@ID or ID.", 512),
+			"reason":   bounded("Why it is pinned.", 1024),
+			"by":       bounded("Who pinned it.", 256),
+			"at":       dateTime("When."),
+		}, "revision"),
 	}, "source")
 	return s
 }
@@ -131,6 +137,19 @@ func str(desc string) apiextensionsv1.JSONSchemaProps {
 func pattern(desc, re string) apiextensionsv1.JSONSchemaProps {
 	s := str(desc)
 	s.Pattern = re
+	return s
+}
+
+func bounded(desc string, n int64) apiextensionsv1.JSONSchemaProps {
+	s := str(desc)
+	s.MaxLength = &n
+	return s
+}
+
+func dateTime(desc string) apiextensionsv1.JSONSchemaProps {
+	s := str(desc)
+	s.Format = "date-time"
+	s.Nullable = true
 	return s
 }
 

@@ -78,6 +78,7 @@ func (s ReleaseSpec) DeepCopy() ReleaseSpec {
 		d := *s.Drift
 		out.Drift = &d
 	}
+	out.Pin = s.Pin.DeepCopy()
 	return out
 }
 
@@ -114,6 +115,16 @@ func (s ReleaseStatus) DeepCopy() ReleaseStatus {
 		f := *s.Failure
 		out.Failure = &f
 	}
+	if s.Pin != nil {
+		p := *s.Pin
+		s.Pin.At.DeepCopyInto(&p.At)
+		out.Pin = &p
+	}
+	if s.Stopped != nil {
+		t := *s.Stopped
+		s.Stopped.At.DeepCopyInto(&t.At)
+		out.Stopped = &t
+	}
 	if s.Runs != nil {
 		out.Runs = make([]RunSummary, len(s.Runs))
 		for i, r := range s.Runs {
@@ -140,6 +151,16 @@ func (d *DriftStatus) DeepCopy() *DriftStatus {
 			out.Objects[i] = o
 		}
 	}
+	return &out
+}
+
+// DeepCopy returns a deep copy of the pin.
+func (p *Pin) DeepCopy() *Pin {
+	if p == nil {
+		return nil
+	}
+	out := *p
+	p.At.DeepCopyInto(&out.At)
 	return &out
 }
 

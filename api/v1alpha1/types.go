@@ -86,6 +86,26 @@ type ReleaseSpec struct {
 	// Drift says how the controller watches the live objects of the
 	// applied revision; nil means report every interval.
 	Drift *Drift `json:"drift,omitempty"`
+	// Pin, when set, holds the Release at a source revision it ran before
+	// (`piceli controller rollback`): that revision is planned and applied
+	// (approved like any plan), and newer revisions of the source are
+	// planned and shown in status.plan but not applied until the pin is
+	// removed (`piceli controller unpin`) or a person approves a newer
+	// plan by its hash, which removes the pin.
+	Pin *Pin `json:"pin,omitempty"`
+}
+
+// Pin is the source revision a Release is held at.
+type Pin struct {
+	// Revision is a source revision the Release ran, as status writes it:
+	// REF@ID or ID (a sha256: digest or a 40-hex commit).
+	Revision string `json:"revision"`
+	// Reason says why, for everyone who reads the Release.
+	Reason string `json:"reason,omitempty"`
+	// By is who pinned it, as user@host.
+	By string `json:"by,omitempty"`
+	// At is when.
+	At metav1.Time `json:"at,omitempty"`
 }
 
 // Drift is how the controller compares the live objects with the revision
@@ -221,6 +241,9 @@ const (
 	// ConditionDrifted: live objects of the applied revision differ from
 	// what it declares (status.drift lists them).
 	ConditionDrifted = "Drifted"
+	// ConditionPinned: spec.pin holds the Release at a revision; the
+	// message names it and the newer plan that waits.
+	ConditionPinned = "Pinned"
 )
 
 // The values of ReleaseStatus.State: one word for the printer column.
@@ -273,6 +296,31 @@ type ReleaseStatus struct {
 	// applied revision found, while it found a difference or corrected one;
 	// nil when the live objects match.
 	Drift *DriftStatus `json:"drift,omitempty"`
+	// Pin is spec.pin as the controller last acted on it, with the newer
+	// revision it holds back.
+	Pin *PinStatus `json:"pin,omitempty"`
+	// Stopped is the run `piceli controller stop` ended: the controller
+	// does not resume it by itself; the next approved plan runs.
+	Stopped *StoppedRun `json:"stopped,omitempty"`
+}
+
+// PinStatus is a pin in force.
+type PinStatus struct {
+	Pin `json:",inline"`
+	// LatestRevision is the source's latest revision, held back while it
+	// is not the pinned one.
+	LatestRevision string `json:"latestRevision,omitempty"`
+	// LatestPlan is the hash of that revision's plan: approving it
+	// (`piceli controller approve`) applies it and removes the pin.
+	LatestPlan string `json:"latestPlan,omitempty"`
+}
+
+// StoppedRun is a run stopped on purpose, and the plan it ran.
+type StoppedRun struct {
+	Run            string      `json:"run"`
+	Plan           string      `json:"plan"`
+	SourceRevision string      `json:"sourceRevision,omitempty"`
+	At             metav1.Time `json:"at,omitempty"`
 }
 
 // DriftStatus is what one comparison of the live objects with the applied

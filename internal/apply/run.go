@@ -198,13 +198,37 @@ func (r *runner) writeAll(ctx context.Context, wave int, steps []int) error {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Parallel)
-	for _, i := range steps {
+	// A stop asked in the middle of a large wave is heeded between its
+	// writes: no more is sent, the writes in flight settle, and the run
+	// stops. The steps never sent are journaled as settled, not applied,
+	// so none is left in doubt.
+	unsent := -1
+	for k, i := range steps {
+		if r.stopRequested(ctx) {
+			unsent = k
+			break
+		}
 		g.Go(func() error { return r.writeStep(gctx, wave, i) })
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return r.flush()
+	if unsent >= 0 {
+		recs := make([]journal.Record, 0, len(steps)-unsent)
+		for _, i := range steps[unsent:] {
+			recs = append(recs, journal.Record{Type: journal.Settled, Step: i, Ref: &r.in.Plan.Steps[i].Ref, Result: journal.ResultNotApplied})
+		}
+		if err := r.append(recs...); err != nil {
+			return err
+		}
+	}
+	if err := r.flush(); err != nil {
+		return err
+	}
+	if unsent >= 0 {
+		return ErrStopped
+	}
+	return nil
 }
 
 // writeStep performs one step and journals its outcome, unless the write

@@ -22,7 +22,7 @@ it). Installing it is itself a release approved by hash. See
 docs/controller.md.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newControllerInstallCmd(false), newControllerInstallCmd(true), newControllerApproveCmd(), newControllerSyncCmd(), newControllerStatusCmd())
+	cmd.AddCommand(newControllerInstallCmd(false), newControllerInstallCmd(true), newControllerApproveCmd(), newControllerSyncCmd(), newControllerStatusCmd(), newControllerRollbackCmd(), newControllerUnpinCmd(), newControllerStopCmd())
 	return cmd
 }
 

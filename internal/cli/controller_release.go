@@ -187,7 +187,11 @@ func printReleaseTable(cmd *cobra.Command, rels []controller.ReleaseReport) {
 		if r.Status.Plan != nil {
 			hash = plan.ShortHash(r.Status.Plan.Hash)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Name, dash(r.Status.State), dash(r.Status.SourceRevision), dash(hash), dash(r.Status.AppliedRevision))
+		applied := dash(r.Status.AppliedRevision)
+		if r.Pin != nil {
+			applied += " (pinned to " + r.Pin.Revision + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Name, dash(r.Status.State), dash(r.Status.SourceRevision), dash(hash), applied)
 	}
 	tw.Flush()
 }
@@ -198,6 +202,22 @@ func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
 	cmd.Printf("source:  %s\n", r.Source)
 	cmd.Printf("latest:  %s\n", dash(st.SourceRevision))
 	cmd.Printf("applied: %s\n", dash(st.AppliedRevision))
+	if p := r.Pin; p != nil {
+		line := "pinned:  " + p.Revision
+		if p.By != "" {
+			line += " by " + p.By
+		}
+		if !p.At.IsZero() {
+			line += " at " + p.At.UTC().Format(time.RFC3339)
+		}
+		if p.Reason != "" {
+			line += " (" + p.Reason + ")"
+		}
+		cmd.Println(line)
+		if sp := st.Pin; sp != nil && sp.LatestPlan != "" {
+			cmd.Printf("         held back: %s, plan %s; approve it (piceli controller approve %s/%s %s) or unpin to apply it\n", sp.LatestRevision, plan.ShortHash(sp.LatestPlan), r.Namespace, r.Name, plan.ShortHash(sp.LatestPlan))
+		}
+	}
 	if p := st.Plan; p != nil {
 		who := p.ApprovedBy
 		if who == "" {
@@ -215,7 +235,7 @@ func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
 		}
 	}
 	printDrift(cmd, st.Drift)
-	for _, typ := range []string{v1alpha1.ConditionReady, v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled, v1alpha1.ConditionApprovalRequired, v1alpha1.ConditionChecksPassed, v1alpha1.ConditionDrifted} {
+	for _, typ := range []string{v1alpha1.ConditionReady, v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled, v1alpha1.ConditionApprovalRequired, v1alpha1.ConditionChecksPassed, v1alpha1.ConditionDrifted, v1alpha1.ConditionPinned} {
 		if c := meta.FindStatusCondition(st.Conditions, typ); c != nil {
 			line := fmt.Sprintf("%-16s %-5s %s", c.Type, c.Status, c.Reason)
 			if c.Message != "" {
@@ -236,7 +256,7 @@ func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
 		if run.Finished != nil {
 			fin = run.Finished.Local().Format(time.DateTime)
 		}
-		cmd.Printf("run %d %s %s plan %s %s\n", run.Revision, run.ID, run.Phase, plan.ShortHash(run.Plan), fin)
+		cmd.Printf("run %d %s %s plan %s %s %s\n", run.Revision, run.ID, run.Phase, plan.ShortHash(run.Plan), dash(run.SourceRevision), fin)
 	}
 	if st.Signer != "" {
 		cmd.Printf("controller signer (add to state_signers): %s\n", st.Signer)

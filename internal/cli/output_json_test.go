@@ -16,7 +16,7 @@ import (
 // -o json and prints one versioned document (issue 29, acceptance 2).
 var dataCommands = []string{
 	"access", "artifacts build", "artifacts import", "artifacts inspect", "artifacts pin",
-	"codegen crd", "controller approve", "controller status", "controller sync", "controller install", "controller uninstall", "deploy", "deploy history", "deploy show", "import live", "import yaml",
+	"codegen crd", "controller approve", "controller rollback", "controller status", "controller stop", "controller sync", "controller unpin", "controller install", "controller uninstall", "deploy", "deploy history", "deploy show", "import live", "import yaml",
 	"observe forward-list", "observe logs-run", "observe status", "promote", "publish", "chart export",
 	"registry install", "registry status", "registry uninstall",
 	"release apply", "release archive", "release check", "release diff", "release gc", "release history",

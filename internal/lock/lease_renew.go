@@ -40,11 +40,26 @@ func (l *LeaseLock) Release(ctx context.Context) error {
 
 // drop deletes the Lease last written, as Release does, without touching
 // the renewal.
+//
+// A conflict is read again once: a Lease still this holder's, written
+// since its last renewal by someone else (a stop request through
+// RequestStop is), is deleted at its new version; left alone, it would
+// keep this ended holding live until it expired.
 func (l *LeaseLock) drop(ctx context.Context) error {
 	cur := l.lease
 	err := l.client.Delete(ctx, l.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{
 		UID: &cur.UID, ResourceVersion: &cur.ResourceVersion,
 	}})
+	if apierrors.IsConflict(err) {
+		again, gerr := l.client.Get(ctx, l.name, metav1.GetOptions{})
+		if gerr != nil || again.UID != cur.UID || ptrValue(again.Spec.HolderIdentity) != l.identity {
+			return nil
+		}
+		l.lease = again
+		err = l.client.Delete(ctx, l.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{
+			UID: &again.UID, ResourceVersion: &again.ResourceVersion,
+		}})
+	}
 	switch {
 	case err == nil, apierrors.IsNotFound(err), apierrors.IsConflict(err):
 		return nil

@@ -51,3 +51,22 @@ func TestStopRequestThroughTheLease(t *testing.T) {
 		t.Errorf("StopRequested() of the next holding of run-a = %v, %v; want false", asked, err)
 	}
 }
+
+// A holding released right after a stop request (before a renewal read
+// the Lease again) still deletes its Lease: the request's write must not
+// leave the ended holding live until the Lease expires.
+func TestReleaseRightAfterAStopRequestDropsTheLease(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	cs := fastClient(t, sb.RESTConfig)
+	ns := sb.Namespace(t)
+	l := mustLease(t, t.Context(), cs, ns, CurrentHolder("run-a"), LeaseOptions{Duration: 30 * time.Second})
+	if _, err := RequestStop(t.Context(), cs, ns, release, "run-a", "bob@elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if h, ok, err := LeaseHolder(t.Context(), cs, ns, release); err != nil || ok {
+		t.Errorf("LeaseHolder() after Release = %v, %v, %v; want no live holder", h, ok, err)
+	}
+}
