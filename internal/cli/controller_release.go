@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/pynenc/piceli/api/v1alpha1"
 	"github.com/pynenc/piceli/controller"
@@ -43,23 +44,12 @@ source and the cluster still give it; a plan that changed has another hash
 and waits for its own approval.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			key, err := controller.ParseName(args[0])
-			if err != nil {
-				return err
+			approve := func(ctx context.Context, c client.Client, key types.NamespacedName) (*controller.Approval, error) {
+				return controller.Approve(ctx, c, key, args[1])
 			}
-			c, err := controller.Connect(cmd.Context(), f.target())
-			if err != nil {
-				return err
-			}
-			a, err := controller.Approve(cmd.Context(), c, key, args[1])
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				return writeJSON(cmd, a)
-			}
-			cmd.Printf("approved plan %s of release %s/%s (source %s); the controller applies it within one interval\n", plan.ShortHash(a.Plan), a.Namespace, a.Name, a.Source)
-			return nil
+			return onRelease(cmd, f, args[0], output, approve, func(a *controller.Approval) string {
+				return fmt.Sprintf("approved plan %s of release %s/%s (source %s); the controller applies it within one interval", plan.ShortHash(a.Plan), a.Namespace, a.Name, a.Source)
+			})
 		},
 	}
 	f.register(cmd)
@@ -84,23 +74,9 @@ a revision it gave up on (its runs failed five times, or its checks
 failed). A plan still needs its approval, by hash or by the policy.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			key, err := controller.ParseName(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := controller.Connect(cmd.Context(), f.target())
-			if err != nil {
-				return err
-			}
-			req, err := controller.Sync(cmd.Context(), c, key)
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				return writeJSON(cmd, req)
-			}
-			cmd.Printf("sync requested for release %s/%s; the controller tries its latest revision again now\n", req.Namespace, req.Name)
-			return nil
+			return onRelease(cmd, f, args[0], output, controller.Sync, func(req *controller.SyncRequest) string {
+				return fmt.Sprintf("sync requested for release %s/%s; the controller tries its latest revision again now", req.Namespace, req.Name)
+			})
 		},
 	}
 	f.register(cmd)
@@ -196,6 +172,29 @@ func printReleaseTable(cmd *cobra.Command, rels []controller.ReleaseReport) {
 	tw.Flush()
 }
 
+// onRelease is the shape of the commands that change one Release: parse
+// NAMESPACE/NAME (exit 2 before any cluster is contacted), connect, call
+// do, and print its result, as JSON with -o json, else as text makes it.
+func onRelease[T any](cmd *cobra.Command, f controllerTarget, name, output string, do func(context.Context, client.Client, types.NamespacedName) (T, error), text func(T) string) error {
+	key, err := controller.ParseName(name)
+	if err != nil {
+		return err
+	}
+	c, err := controller.Connect(cmd.Context(), f.target())
+	if err != nil {
+		return err
+	}
+	v, err := do(cmd.Context(), c, key)
+	if err != nil {
+		return err
+	}
+	if output == "json" {
+		return writeJSON(cmd, v)
+	}
+	cmd.Println(text(v))
+	return nil
+}
+
 func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {
 	st := r.Status
 	cmd.Printf("release %s/%s: %s\n", r.Namespace, r.Name, dash(st.State))
@@ -281,14 +280,7 @@ func printDrift(cmd *cobra.Command, d *v1alpha1.DriftStatus) {
 			continue
 		}
 		for _, f := range o.Fields {
-			by := ""
-			switch {
-			case f.Applied:
-				by = " (owned by " + f.Manager + " through server-side apply: never corrected)"
-			case f.Manager != "":
-				by = " (changed by " + f.Manager + ")"
-			}
-			cmd.Printf("  %s %s%s\n", name, f.Path, by)
+			cmd.Printf("  %s %s%s\n", name, f.Path, changedBy(f.Manager, f.Applied))
 		}
 	}
 	if d.More > 0 {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/controller"
@@ -57,7 +59,7 @@ person approves the newer plan's hash, which applies it and ends the pin.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&to, "to", "", "the source revision to pin: REF@ID, ID, or 12+ leading hex digits of the ID")
+	cmd.Flags().StringVar(&to, "to", "", usageTo+"the source revision to pin: REF@ID, ID, or 12+ leading hex digits of the ID")
 	cmd.Flags().StringVar(&reason, "reason", "", "why, written into the pin for everyone to read")
 	outputFlag(cmd, &output)
 	return cmd
@@ -80,23 +82,9 @@ The controller then plans the source's latest revision as usual; its plan
 still needs its approval, by hash or by the policy.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			key, err := controller.ParseName(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := controller.Connect(cmd.Context(), f.target())
-			if err != nil {
-				return err
-			}
-			req, err := controller.Unpin(cmd.Context(), c, key)
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				return writeJSON(cmd, req)
-			}
-			cmd.Printf("release %s/%s is no longer pinned to %s; the controller plans its latest revision within one interval\n", req.Namespace, req.Name, req.Revision)
-			return nil
+			return onRelease(cmd, f, args[0], output, controller.Unpin, func(req *controller.UnpinRequest) string {
+				return fmt.Sprintf("release %s/%s is no longer pinned to %s; the controller plans its latest revision within one interval", req.Namespace, req.Name, req.Revision)
+			})
 		},
 	}
 	f.register(cmd)

@@ -139,16 +139,21 @@ func printReleaseDrift(w io.Writer, d *release.DriftReport) {
 			continue
 		}
 		for _, f := range o.Fields {
-			by := ""
-			switch {
-			case f.Applied:
-				by = " (owned by " + f.Manager + " through server-side apply)"
-			case f.Manager != "":
-				by = " (changed by " + f.Manager + ")"
-			}
-			fmt.Fprintf(w, "  %s %s%s\n", o.Ref, f.Path, by)
+			fmt.Fprintf(w, "  %s %s%s\n", o.Ref, f.Path, changedBy(f.Manager, f.Applied))
 		}
 	}
+}
+
+// changedBy says who changed a drifted field, when known: a manager that
+// owns it by server-side apply, or one that edited it.
+func changedBy(manager string, applied bool) string {
+	switch {
+	case applied:
+		return " (owned by " + manager + " through server-side apply)"
+	case manager != "":
+		return " (changed by " + manager + ")"
+	}
+	return ""
 }
 
 // checksSummary says what a revision's checks found.
