@@ -48,7 +48,7 @@ func TestStopSectionIsSplicedBesideTheControllerSection(t *testing.T) {
 	sec := stopSection(f)
 	for _, want := range []string{
 		"| from creating the Release until it shows Applying | 1.5 s |",
-		"| ConfigMaps that existed when the stop was accepted | 2010 of 4000 |",
+		"| ConfigMaps that existed when the stop was asked | 2010 of 4000 |",
 		"| from the stop request until the Release showed Stalled, reason Stopped | 0.8 s |",
 		"| ConfigMaps that existed when it showed Stopped | 2100 of 4000 |",
 		"| from approving that plan by hash until the Release was Ready | 22.0 s |",
