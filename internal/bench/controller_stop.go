@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"github.com/go-logr/logr"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/pynenc/piceli/api/v1alpha1"
 	"github.com/pynenc/piceli/controller"
@@ -54,6 +57,9 @@ type stopFigures struct {
 	// Total: from creating the Release until it was Ready, the waits for
 	// the stop, the fresh plan and the approval included.
 	Total time.Duration
+	// LoadStart and LoadEnd are the machine's load averages (1, 5 and 15
+	// minutes) when the scenario began and ended.
+	LoadStart, LoadEnd string
 }
 
 // Applied is the time the controller spent applying: the stopped run and
@@ -78,8 +84,12 @@ func stopContent(ns string, n int) *publish.Content {
 }
 
 // controllerStop runs the stop scenario on b's sandbox.
-func (b *bench) controllerStop(ctx context.Context) (stopFigures, error) {
-	f := stopFigures{Objects: b.cfg.StopObjects}
+func (b *bench) controllerStop(ctx context.Context) (f stopFigures, err error) {
+	f = stopFigures{Objects: b.cfg.StopObjects, LoadStart: loadAverage()}
+	defer func() { f.LoadEnd = loadAverage() }()
+	// controller.Stop connects with controller-runtime's client, whose
+	// logger is otherwise unset and says so with a stack trace.
+	ctrllog.SetLogger(logr.Discard())
 	r, closeRegistry, err := b.newCtlRun("stop-")
 	if err != nil {
 		return f, err
@@ -272,6 +282,7 @@ The benchmark polls every 500 ms, so each time below may be up to half a second 
 	fmt.Fprintf(&s, "| from approving that plan by hash until the Release was Ready | %s |\n", secs(f.Ready))
 	fmt.Fprintf(&s, "| applying all %d ConfigMaps: the stopped run (Applying to Stopped) plus the next run (approval to Ready) | %s |\n", f.Objects, secs(f.Applied()))
 	fmt.Fprintf(&s, "| from creating the Release until it was Ready, the stop and the waits included | %s |\n", secs(f.Total))
+	fmt.Fprintf(&s, "\nThe machine's load average (1, 5, 15 minutes): %s when the scenario began, %s when it ended.\n", f.LoadStart, f.LoadEnd)
 	return s.String()
 }
 

@@ -44,7 +44,8 @@ func TestStopFlags(t *testing.T) {
 // replaces only its own section, beside the controller's.
 func TestStopSectionIsSplicedBesideTheControllerSection(t *testing.T) {
 	f := stopFigures{Objects: 4000, Applying: 1500 * time.Millisecond, AtRequest: 2010, AtStop: 2100, Stopped: 800 * time.Millisecond,
-		FirstRun: 20 * time.Second, FreshPlan: 14 * time.Second, Ready: 22 * time.Second, Total: 60 * time.Second}
+		FirstRun: 20 * time.Second, FreshPlan: 14 * time.Second, Ready: 22 * time.Second, Total: 60 * time.Second,
+		LoadStart: "3.10 4.00 5.50", LoadEnd: "6.45 4.53 5.58"}
 	sec := stopSection(f)
 	for _, want := range []string{
 		"| from creating the Release until it shows Applying | 1.5 s |",
@@ -54,6 +55,7 @@ func TestStopSectionIsSplicedBesideTheControllerSection(t *testing.T) {
 		"| from approving that plan by hash until the Release was Ready | 22.0 s |",
 		"| applying all 4000 ConfigMaps: the stopped run (Applying to Stopped) plus the next run (approval to Ready) | 42.0 s |",
 		"| from creating the Release until it was Ready, the stop and the waits included | 60.0 s |",
+		"load average (1, 5, 15 minutes): 3.10 4.00 5.50 when the scenario began, 6.45 4.53 5.58 when it ended",
 	} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("section lacks %q:\n%s", want, sec)
