@@ -68,10 +68,10 @@ sandbox-status: build
 clean:
 	rm -rf $(BIN)
 
-## bench: Piceli against kubectl, Helm 4 and a client-go floor, and the controller at scale, on a
-## private sandbox; writes docs/performance.md (tens of minutes)
+## bench: Piceli against kubectl, Helm 4 and a client-go floor, the controller at scale and a
+## stopped 4,000-ConfigMap run, on a private sandbox; writes docs/performance.md (tens of minutes)
 ## (BENCHFLAGS=-peers-only: only the 1,000-ConfigMap comparison of the four, printed, nothing written;
-## BENCHFLAGS=-only=controller: the controller alone)
+## BENCHFLAGS=-only=controller or -only=stop: that controller scenario alone)
 BENCHFLAGS ?=
 bench: sandbox-bins
 	$(GO) build -o $(BIN)/piceli-bench ./cmd/piceli-bench

@@ -40,7 +40,7 @@ type config struct {
 	// render, the Go composition, the build without fsync or codegen, and
 	// prints the peers' table without writing the results file.
 	PeersOnly bool
-	// Only, when "controller", runs the controller scenario alone and
+	// Only, when "controller" or "stop", runs that scenario alone and
 	// replaces only its section of Out.
 	Only string
 	// Controller is the piceli-controller binary the controller scenario
@@ -48,6 +48,8 @@ type config struct {
 	Controller  string
 	CtlReleases int
 	CtlObjects  int
+	// StopObjects sizes the stop scenario's Release (0: no scenario).
+	StopObjects int
 }
 
 // bench is one benchmark run in progress.
@@ -66,7 +68,8 @@ type bench struct {
 	loadStart string  // the load average when the run began
 	idle      float64 // attributed requests per second of the idle sandbox
 	codegen   codegenFigure
-	ctl       *ctlFigures // the controller scenario's figures, once measured
+	ctl       *ctlFigures  // the controller scenario's figures, once measured
+	stop      *stopFigures // the stop scenario's, once measured
 }
 
 // Main runs the benchmark (or, as "worker ...", one measured operation)
@@ -115,10 +118,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the work directory")
 	fs.IntVar(&cfg.Parallel, "parallel", 0, "requests in flight of Piceli's plans and applies (0: the library's default)")
 	fs.BoolVar(&cfg.Verbose, "v", false, "log every measurement with its API requests by verb and resource")
-	fs.StringVar(&cfg.Only, "only", "", `"controller": run only the controller scenario and replace only its section of -out`)
+	fs.StringVar(&cfg.Only, "only", "", `"controller" or "stop": run only that scenario and replace only its section of -out`)
 	fs.StringVar(&cfg.Controller, "controller", "", "the piceli-controller binary the controller scenario runs (required unless -controller-releases 0)")
 	fs.IntVar(&cfg.CtlReleases, "controller-releases", 200, "Releases of the controller scenario (0: leave the scenario out)")
 	fs.IntVar(&cfg.CtlObjects, "controller-objects", 25, "objects of each Release of the controller scenario")
+	fs.IntVar(&cfg.StopObjects, "stop-objects", 4000, "ConfigMaps of the stop scenario's Release (0: leave the scenario out)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -135,16 +139,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if cfg.Runs < 3 {
 		errs = append(errs, errors.New("-runs must be at least 3: the table reports medians"))
 	}
-	switch {
-	case cfg.Only != "" && cfg.Only != "controller":
-		errs = append(errs, fmt.Errorf("-only %q: the only scenario that runs alone is \"controller\"", cfg.Only))
-	case cfg.Only == "controller" && cfg.CtlReleases <= 0:
-		errs = append(errs, errors.New("-only controller needs -controller-releases above 0"))
-	case cfg.CtlReleases < 0 || cfg.CtlObjects <= 0:
-		errs = append(errs, errors.New("-controller-releases may not be negative and -controller-objects must be positive"))
-	case cfg.CtlReleases > 0 && cfg.Controller == "" && !cfg.PeersOnly:
-		errs = append(errs, errors.New("-controller is required: the piceli-controller binary (or -controller-releases 0)"))
-	}
+	errs = append(errs, cfg.scenarioErrors()...)
 	if cfg.NoSync == "" && cfg.Only == "" {
 		errs = append(errs, errors.New("-nofsync is required: without it the journal's cost is not measured"))
 	}
@@ -156,6 +151,38 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fmt.Fprintln(stderr, err)
 	}
 	return cfg, err
+}
+
+// scenarioErrors checks -only and the controller scenarios' sizes.
+func (c config) scenarioErrors() []error {
+	var errs []error
+	switch {
+	case c.Only != "" && c.Only != "controller" && c.Only != "stop":
+		errs = append(errs, fmt.Errorf("-only %q: the scenarios that run alone are \"controller\" and \"stop\"", c.Only))
+	case c.Only == "controller" && c.CtlReleases <= 0:
+		errs = append(errs, errors.New("-only controller needs -controller-releases above 0"))
+	case c.Only == "stop" && c.StopObjects <= 0:
+		errs = append(errs, errors.New("-only stop needs -stop-objects above 0"))
+	case c.CtlReleases < 0 || c.CtlObjects <= 0:
+		errs = append(errs, errors.New("-controller-releases may not be negative and -controller-objects must be positive"))
+	case c.StopObjects < 0:
+		errs = append(errs, errors.New("-stop-objects may not be negative"))
+	case c.Controller == "" && !c.PeersOnly && c.runsController():
+		errs = append(errs, errors.New("-controller is required: the piceli-controller binary (or -controller-releases 0 -stop-objects 0)"))
+	}
+	return errs
+}
+
+// runsController says whether a scenario of the run starts the
+// controller binary.
+func (c config) runsController() bool {
+	switch c.Only {
+	case "controller":
+		return c.CtlReleases > 0
+	case "stop":
+		return c.StopObjects > 0
+	}
+	return c.CtlReleases > 0 || c.StopObjects > 0
 }
 
 func ints(s string, errs []error) ([]int, []error) {
@@ -211,8 +238,8 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 		return err
 	}
 	defer func() { err = errors.Join(err, done()) }()
-	if cfg.Only == "controller" {
-		return b.controllerOnly(ctx, stdout)
+	if cfg.Only != "" {
+		return b.scenarioOnly(ctx, stdout)
 	}
 	if !cfg.PeersOnly {
 		for _, r := range cfg.rows() {
@@ -242,23 +269,42 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (err error) 
 		}
 		b.ctl = &f
 	}
+	if cfg.StopObjects > 0 && !cfg.PeersOnly {
+		f, err := b.controllerStop(ctx)
+		if err != nil {
+			return fmt.Errorf("stop scenario: %w", err)
+		}
+		b.stop = &f
+	}
 	return b.write(ctx, stdout)
 }
 
-// controllerOnly runs the controller scenario and replaces its section of
+// scenarioOnly runs the scenario -only names and replaces its section of
 // the results file, leaving the rest as the last full run wrote it.
-func (b *bench) controllerOnly(ctx context.Context, stdout io.Writer) error {
-	f, err := b.controllerScale(ctx)
-	if err != nil {
-		return fmt.Errorf("controller scenario: %w", err)
+func (b *bench) scenarioOnly(ctx context.Context, stdout io.Writer) error {
+	var heading, section string
+	switch b.cfg.Only {
+	case "controller":
+		f, err := b.controllerScale(ctx)
+		if err != nil {
+			return fmt.Errorf("controller scenario: %w", err)
+		}
+		heading, section = ctlHeading, controllerSection(f)
+	case "stop":
+		f, err := b.controllerStop(ctx)
+		if err != nil {
+			return fmt.Errorf("stop scenario: %w", err)
+		}
+		heading, section = stopHeading, stopSection(f)
+	default:
+		return fmt.Errorf("-only %q: no such scenario", b.cfg.Only)
 	}
 	old, err := os.ReadFile(b.cfg.Out)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	section := controllerSection(f)
 	fmt.Fprint(stdout, section)
-	return os.WriteFile(b.cfg.Out, []byte(spliceSection(string(old), ctlHeading, section)), 0o644)
+	return os.WriteFile(b.cfg.Out, []byte(spliceSection(string(old), heading, section)), 0o644)
 }
 
 // step is one tool's measurements of a release in one run.

@@ -83,17 +83,11 @@ type ctlRun struct {
 // controllerScale runs the controller scenario on b's sandbox.
 func (b *bench) controllerScale(ctx context.Context) (ctlFigures, error) {
 	f := ctlFigures{Releases: b.cfg.CtlReleases, Objects: b.cfg.CtlObjects}
-	dir, err := os.MkdirTemp(b.data.dir, "controller-")
+	r, closeRegistry, err := b.newCtlRun("controller-")
 	if err != nil {
 		return f, err
 	}
-	c, err := newCtlClient(b)
-	if err != nil {
-		return f, err
-	}
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	defer srv.Close()
-	r := &ctlRun{b: b, c: c, dir: dir, reg: strings.TrimPrefix(srv.URL, "http://"), logFile: filepath.Join(dir, "controller.log")}
+	defer closeRegistry()
 	if err := r.prepare(ctx, f); err != nil {
 		return f, err
 	}
@@ -111,6 +105,23 @@ func (b *bench) controllerScale(ctx context.Context) (ctlFigures, error) {
 		return f, err
 	}
 	return f, nil
+}
+
+// newCtlRun makes a work directory named after prefix, a client and an
+// OCI registry on 127.0.0.1 for a scenario run by the controller binary;
+// closeRegistry ends the registry.
+func (b *bench) newCtlRun(prefix string) (r *ctlRun, closeRegistry func(), err error) {
+	dir, err := os.MkdirTemp(b.data.dir, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := newCtlClient(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	r = &ctlRun{b: b, c: c, dir: dir, reg: strings.TrimPrefix(srv.URL, "http://"), logFile: filepath.Join(dir, "controller.log")}
+	return r, srv.Close, nil
 }
 
 func newCtlClient(b *bench) (client.Client, error) {
@@ -133,32 +144,48 @@ func ctlNamespaceOf(i int) string { return fmt.Sprintf("scale-%03d", i) }
 // artifact in the registry.
 func (r *ctlRun) prepare(ctx context.Context, f ctlFigures) error {
 	r.b.logf("controller scenario: %d Releases of %d objects; the CRD, namespaces, RoleBindings and artifacts", f.Releases, f.Objects)
+	if err := r.installBase(ctx); err != nil {
+		return err
+	}
+	return forEach(ctx, f.Releases, func(i int) error {
+		ns := ctlNamespaceOf(i)
+		return r.prepareRelease(ctx, ns, ctlContent(ns, f.Objects))
+	})
+}
+
+// installBase installs the CRD and makes the controller's namespace,
+// unless an earlier scenario on the sandbox did.
+func (r *ctlRun) installBase(ctx context.Context) error {
 	if err := r.installCRD(ctx); err != nil {
 		return err
 	}
 	if err := r.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ctlNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	return forEach(ctx, f.Releases, func(i int) error {
-		ns := ctlNamespaceOf(i)
-		if err := r.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			return fmt.Errorf("create namespace %s: %w", ns, err)
-		}
-		rb := &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "piceli-deployer", Namespace: ns},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: controller.DeployerRole},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ctlServiceAccount, Namespace: ctlNamespace}},
-		}
-		if err := r.c.Create(ctx, rb); err != nil {
-			return fmt.Errorf("create RoleBinding %s/%s: %w", ns, rb.Name, err)
-		}
-		a, err := publish.Build(ctlContent(ns, f.Objects))
-		if err != nil {
-			return err
-		}
-		_, err = publish.Push(ctx, a, publish.Destination{Registry: r.reg, Repository: ns, Tag: "v1"}, publish.PushOptions{})
+	return nil
+}
+
+// prepareRelease makes namespace ns, the deployer RoleBinding there for
+// the controller, and pushes content to the registry as repository ns,
+// tag v1.
+func (r *ctlRun) prepareRelease(ctx context.Context, ns string, content *publish.Content) error {
+	if err := r.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return fmt.Errorf("create namespace %s: %w", ns, err)
+	}
+	rb := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "piceli-deployer", Namespace: ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: controller.DeployerRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ctlServiceAccount, Namespace: ctlNamespace}},
+	}
+	if err := r.c.Create(ctx, rb); err != nil {
+		return fmt.Errorf("create RoleBinding %s/%s: %w", ns, rb.Name, err)
+	}
+	a, err := publish.Build(content)
+	if err != nil {
 		return err
-	})
+	}
+	_, err = publish.Push(ctx, a, publish.Destination{Registry: r.reg, Repository: ns, Tag: "v1"}, publish.PushOptions{})
+	return err
 }
 
 func (r *ctlRun) installCRD(ctx context.Context) error {

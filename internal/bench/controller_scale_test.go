@@ -57,7 +57,7 @@ func TestControllerFlags(t *testing.T) {
 	}
 	for _, good := range [][]string{
 		{"-only", "controller", "-controller", "c"},
-		{"-nofsync", "n", "-helm", "h", "-controller-releases", "0"},
+		{"-nofsync", "n", "-helm", "h", "-controller-releases", "0", "-stop-objects", "0"},
 		{"-nofsync", "n", "-helm", "h", "-controller", "c"},
 	} {
 		if _, err := parseFlags(good, io.Discard); err != nil {

@@ -108,6 +108,9 @@ measured in one run, Piceli and kubectl side by side on the same sandbox.
 	if b.ctl != nil {
 		s.WriteString(controllerSection(*b.ctl))
 	}
+	if b.stop != nil {
+		s.WriteString(stopSection(*b.stop))
+	}
 	return s.String()
 }
 
