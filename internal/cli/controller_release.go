@@ -44,12 +44,19 @@ source and the cluster still give it; a plan that changed has another hash
 and waits for its own approval.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			approve := func(ctx context.Context, c client.Client, key types.NamespacedName) (*controller.Approval, error) {
-				return controller.Approve(ctx, c, key, args[1])
+			c, key, err := connectRelease(cmd, f, args[0])
+			if err != nil {
+				return err
 			}
-			return onRelease(cmd, f, args[0], output, approve, func(a *controller.Approval) string {
-				return fmt.Sprintf("approved plan %s of release %s/%s (source %s); the controller applies it within one interval", plan.ShortHash(a.Plan), a.Namespace, a.Name, a.Source)
-			})
+			a, err := controller.Approve(cmd.Context(), c, key, args[1])
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, a)
+			}
+			cmd.Printf("approved plan %s of release %s/%s (source %s); the controller applies it within one interval\n", plan.ShortHash(a.Plan), a.Namespace, a.Name, a.Source)
+			return nil
 		},
 	}
 	f.register(cmd)
@@ -74,9 +81,19 @@ a revision it gave up on (its runs failed five times, or its checks
 failed). A plan still needs its approval, by hash or by the policy.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return onRelease(cmd, f, args[0], output, controller.Sync, func(req *controller.SyncRequest) string {
-				return fmt.Sprintf("sync requested for release %s/%s; the controller tries its latest revision again now", req.Namespace, req.Name)
-			})
+			c, key, err := connectRelease(cmd, f, args[0])
+			if err != nil {
+				return err
+			}
+			req, err := controller.Sync(cmd.Context(), c, key)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, req)
+			}
+			cmd.Printf("sync requested for release %s/%s; the controller tries its latest revision again now\n", req.Namespace, req.Name)
+			return nil
 		},
 	}
 	f.register(cmd)
@@ -172,27 +189,16 @@ func printReleaseTable(cmd *cobra.Command, rels []controller.ReleaseReport) {
 	tw.Flush()
 }
 
-// onRelease is the shape of the commands that change one Release: parse
-// NAMESPACE/NAME (exit 2 before any cluster is contacted), connect, call
-// do, and print its result, as JSON with -o json, else as text makes it.
-func onRelease[T any](cmd *cobra.Command, f controllerTarget, name, output string, do func(context.Context, client.Client, types.NamespacedName) (T, error), text func(T) string) error {
+// connectRelease parses NAMESPACE/NAME (exit 2 before any cluster is
+// contacted) and connects to the controller's cluster: the first half of
+// the commands that change one Release.
+func connectRelease(cmd *cobra.Command, f controllerTarget, name string) (client.Client, types.NamespacedName, error) {
 	key, err := controller.ParseName(name)
 	if err != nil {
-		return err
+		return nil, key, err
 	}
 	c, err := controller.Connect(cmd.Context(), f.target())
-	if err != nil {
-		return err
-	}
-	v, err := do(cmd.Context(), c, key)
-	if err != nil {
-		return err
-	}
-	if output == "json" {
-		return writeJSON(cmd, v)
-	}
-	cmd.Println(text(v))
-	return nil
+	return c, key, err
 }
 
 func printReleaseDetail(cmd *cobra.Command, r controller.ReleaseReport) {

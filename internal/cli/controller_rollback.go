@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/pynenc/piceli/controller"
@@ -82,9 +80,19 @@ The controller then plans the source's latest revision as usual; its plan
 still needs its approval, by hash or by the policy.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return onRelease(cmd, f, args[0], output, controller.Unpin, func(req *controller.UnpinRequest) string {
-				return fmt.Sprintf("release %s/%s is no longer pinned to %s; the controller plans its latest revision within one interval", req.Namespace, req.Name, req.Revision)
-			})
+			c, key, err := connectRelease(cmd, f, args[0])
+			if err != nil {
+				return err
+			}
+			req, err := controller.Unpin(cmd.Context(), c, key)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd, req)
+			}
+			cmd.Printf("release %s/%s is no longer pinned to %s; the controller plans its latest revision within one interval\n", req.Namespace, req.Name, req.Revision)
+			return nil
 		},
 	}
 	f.register(cmd)
