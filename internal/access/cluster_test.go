@@ -223,3 +223,28 @@ func TestWaitReadyNamesAServiceWithoutPods(t *testing.T) {
 		t.Fatalf("WaitReady() error = %v, want it to name web and say it has no ready pod", err)
 	}
 }
+
+// A session that ended with the ctx it started with is not "closed": a
+// WaitReady whose own ctx lives on still names each Service without a pod.
+// (Forward's wait derives from the same ctx, and its cancellation can reach
+// the session first.)
+func TestWaitReadyAfterTheSessionsCtxEndedNamesTheService(t *testing.T) {
+	sb := sandboxtest.Cluster(t)
+	ns := sb.Namespace(t)
+	service(t, sb, ns, "web")
+	ctx, cancel := context.WithCancel(t.Context())
+	s, err := access.Start(ctx, sb.RESTConfig, sb.Clientset, []access.Request{
+		{Namespace: ns, Service: "web", Ports: []access.Port{{Port: 80, Local: access.Ephemeral}}},
+	}, access.Options{Interval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	time.Sleep(300 * time.Millisecond) // a dial or two finds no ready pod
+	cancel()
+	<-s.Done()
+	err = s.WaitReady(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "Service/"+ns+"/web: Service/"+ns+"/web: no ready pod") {
+		t.Fatalf("WaitReady() error = %v, want it to name web and say it has no ready pod", err)
+	}
+}

@@ -66,6 +66,9 @@ type Forwarded struct {
 	Local     netip.AddrPort // always on loopback
 }
 
+// errSessionClosed is why a session closed by Close ended.
+var errSessionClosed = errors.New("the port-forward session ended")
+
 // Session is a set of forwards started together. Close ends them all.
 type Session struct {
 	cfg      *rest.Config
@@ -74,7 +77,7 @@ type Session struct {
 	forwards []*forward
 
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup // every goroutine of the session
 	evMu   sync.Mutex
 	once   sync.Once
@@ -97,7 +100,7 @@ func Start(ctx context.Context, cfg *rest.Config, cs kubernetes.Interface, reqs 
 		opts.Interval = DefaultInterval
 	}
 	s := &Session{cfg: cfg, cs: cs, opts: opts}
-	s.ctx, s.cancel = context.WithCancel(ctx)
+	s.ctx, s.cancel = context.WithCancelCause(ctx)
 	for _, r := range reqs {
 		f, err := s.newForward(ctx, r)
 		if err != nil {
@@ -151,10 +154,14 @@ func (s *Session) WaitReady(ctx context.Context) error {
 		case <-ctx.Done():
 			return s.notReady(context.Cause(ctx))
 		case <-s.ctx.Done():
-			if ctx.Err() != nil { // the session ended with ctx: say why it was not ready
-				return s.notReady(context.Cause(ctx))
+			// The session ends with Start's ctx or with Close. When its ctx
+			// ended (often the same deadline as this call's ctx, whose
+			// cancellation may not have reached ctx yet) say why no pod was
+			// reached, as the ctx.Done case would.
+			if cause := context.Cause(s.ctx); !errors.Is(cause, errSessionClosed) {
+				return s.notReady(cause)
 			}
-			return errors.New("the port-forward session ended")
+			return errSessionClosed
 		}
 	}
 	return nil
@@ -181,7 +188,7 @@ func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
 // of the session has. It is safe to call more than once.
 func (s *Session) Close() {
 	s.once.Do(func() {
-		s.cancel()
+		s.cancel(errSessionClosed)
 		for _, f := range s.forwards {
 			f.close()
 		}
