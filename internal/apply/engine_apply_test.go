@@ -10,6 +10,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/plan"
 )
 
 // TestApplyFinishesEveryWave runs a plan the fake cluster accepts whole: it
@@ -51,6 +52,12 @@ func TestApplyFinishesEveryWave(t *testing.T) {
 			t.Errorf("step %d = %s uid %q rv %q, want applied uid %q rv %q", i, got.Status, got.UID, got.ResourceVersion, live.GetUID(), live.GetResourceVersion())
 		}
 		checkServerSideApply(t, c, name)
+		// The outcome digests what the write left where the manifest sets
+		// values, as a later plan observes it (plan.Settled.Fields).
+		dig := plan.Digester{Key: testKey}
+		if f := lastRecord(t, recs, journal.Outcome, i).Fields; f == "" || f != dig.Fields(in.Plan.Steps[i].Manifest, live) {
+			t.Errorf("step %d outcome fields = %q, want the digest of the written values", i, f)
+		}
 	}
 
 	revs := revisions(t, e.StateDir)

@@ -97,7 +97,7 @@ func (r *runner) settle(ctx context.Context, i int) error {
 func (r *runner) recordSettled(t *target, i int, ok bool, w written) error {
 	rec := journal.Record{Type: journal.Settled, Step: i, Ref: &t.step.Ref, Result: journal.ResultNotApplied}
 	if ok {
-		rec.Result, rec.UID, rec.ResourceVersion = journal.ResultApplied, w.UID, w.ResourceVersion
+		rec.Result, rec.UID, rec.ResourceVersion, rec.Fields = journal.ResultApplied, w.UID, w.ResourceVersion, w.Fields
 		r.done[i], r.written[i] = true, w
 	}
 	r.e.emit(progress.Event{Kind: progress.Settled, Ref: t.step.Ref.String(), Action: string(t.step.Action), Result: string(rec.Result)})
@@ -258,7 +258,7 @@ func (r *runner) writeStep(ctx context.Context, wave, i int) error {
 		r.mu.Unlock()
 		return fmt.Errorf("%s %s (it may have been applied): %w", t.step.Action, t.step.Ref, err)
 	}
-	rec := journal.Record{Type: journal.Outcome, Step: i, Ref: &t.step.Ref, Result: journal.ResultApplied, UID: w.UID, ResourceVersion: w.ResourceVersion}
+	rec := journal.Record{Type: journal.Outcome, Step: i, Ref: &t.step.Ref, Result: journal.ResultApplied, UID: w.UID, ResourceVersion: w.ResourceVersion, Fields: w.Fields}
 	cause := err
 	if err != nil {
 		err = fmt.Errorf("%s %s: %w", t.step.Action, t.step.Ref, err)

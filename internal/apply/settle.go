@@ -22,7 +22,7 @@ func (t *target) landed(ctx context.Context) (bool, written, error) {
 	if err != nil {
 		return false, written{}, fmt.Errorf("read %s: %w", t.step.Ref, err)
 	}
-	w := written{UID: string(live.GetUID()), ResourceVersion: live.GetResourceVersion()}
+	w := written{UID: string(live.GetUID()), ResourceVersion: live.GetResourceVersion(), Fields: t.touched(live)}
 	switch t.step.Action {
 	case plan.Delete:
 		return w.UID != t.step.Observed.UID, w, nil

@@ -54,6 +54,7 @@ const createOnly = "9223372036854775807"
 // written is what the server returned for a write.
 type written struct {
 	UID, ResourceVersion string
+	Fields               string // target.touched of what the server returned
 }
 
 // target is one step's object on the server.
@@ -136,7 +137,7 @@ func (t *target) applyObject(ctx context.Context, u *unstructured.Unstructured, 
 	if err != nil {
 		return written{}, err
 	}
-	return written{UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion()}, nil
+	return written{UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion(), Fields: t.touched(out)}, nil
 }
 
 // applyIf applies obj conditionally on the object still being the one with

@@ -32,8 +32,8 @@ Steps:
      access command; or one JSON document with -o json
      ("schema": "piceli.status/v1")
   4. with --drift, also plan the latest revision's objects against the
-     cluster (server-side dry-runs of the objects someone wrote since the
-     release did) and list each declared field whose live value differs,
+     cluster (server-side dry-runs of the objects whose declared fields
+     someone wrote since the release did) and list each declared field whose live value differs,
      with the field manager that changed it, and each deleted object
 
 Exit 0 when every object is ready (and, with --drift, nothing drifted), 1

@@ -63,6 +63,12 @@ type Record struct {
 	Error           string      `json:"error,omitempty"`
 	Holder          string      `json:"holder,omitempty"` // user@host pid (RunStarted, Resumed, StopRequested)
 	Check           *Check      `json:"check,omitempty"`  // CheckStarted (name and kind), CheckFinished
+	// Fields (Outcome, Settled, after a write) is the keyed digest of what
+	// the object held, as the write returned it, at every path the step's
+	// manifest sets (plan.Digester.Fields): a later plan that finds those
+	// values unchanged knows the write still stands, whatever else moved
+	// the resourceVersion since (a controller writing status).
+	Fields string `json:"fields,omitempty"`
 	// Seal (RunStarted) is a keyed digest of the run and its plan, made
 	// with the release's key when the run starts: resume checks it, so a
 	// journal edited to name another stored plan is refused.

@@ -128,12 +128,15 @@ func (f *fixture) connectCounting(t *testing.T, c *counter) *kube.Client {
 
 // An object at the UID and resourceVersion the release's records say its
 // last write left, with the manifest written then, is a no-op without a
-// dry-run; written since by anyone, or with a new manifest, it is dry-run
-// again.
+// dry-run; written since by anyone where the manifest sets a value, or
+// with a new manifest, it is dry-run again. A write elsewhere on it (here
+// another manager's annotation, as a controller writes status) leaves the
+// values the records digest, and it stays a no-op without a dry-run; with
+// no digest in the records, any write since means a dry-run.
 func TestAPlanTrustsWhatTheReleaseLeftOnlyWhileNobodyWroteIt(t *testing.T) {
 	f := example(t, "hello")
 	f.input.Objects = nil
-	for i := range 3 {
+	for i := range 4 {
 		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"mode": "fast"}}}
 		cm.SetName(fmt.Sprintf("cm-%d", i))
 		cm.SetNamespace(f.ns)
@@ -144,11 +147,19 @@ func TestAPlanTrustsWhatTheReleaseLeftOnlyWhileNobodyWroteIt(t *testing.T) {
 	p := f.plan(t, plan.Options{})
 	settled := map[object.Ref]plan.Settled{}
 	for _, s := range p.Steps {
-		settled[s.Ref] = plan.Settled{UID: s.Observed.UID, ResourceVersion: s.Observed.ResourceVersion, Desired: s.Desired}
+		settled[s.Ref] = plan.Settled{UID: s.Observed.UID, ResourceVersion: s.Observed.ResourceVersion, Desired: s.Desired, Fields: s.Observed.Fields}
 	}
+	noDigest := find(t, p, "ConfigMap", "cm-3").Ref
+	settled[noDigest] = plan.Settled{UID: settled[noDigest].UID, ResourceVersion: settled[noDigest].ResourceVersion, Desired: settled[noDigest].Desired}
 	cms := f.sb.Clientset.CoreV1().ConfigMaps(f.ns)
-	if _, err := cms.Patch(t.Context(), "cm-0", types.MergePatchType, []byte(`{"metadata":{"annotations":{"x":"y"}}}`), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
-		t.Fatal(err)
+	for name, patch := range map[string]string{
+		"cm-0": `{"metadata":{"annotations":{"x":"y"}}}`, // not a path the manifest sets
+		"cm-2": `{"data":{"mode":"edited"}}`,             // a value the manifest sets
+		"cm-3": `{"metadata":{"annotations":{"x":"y"}}}`, // records without a digest
+	} {
+		if _, err := cms.Patch(t.Context(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	unstructured.SetNestedField(f.input.Objects[1].Object.Object, "slow", "data", "mode")
 	var c counter
@@ -156,13 +167,16 @@ func TestAPlanTrustsWhatTheReleaseLeftOnlyWhileNobodyWroteIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := c.applies.Load(); n != 2 {
-		t.Errorf("plan sent %d dry-runs, want 2 (cm-0 written by someone else, cm-1 with a new manifest)", n)
+	if n := c.applies.Load(); n != 3 {
+		t.Errorf("plan sent %d dry-runs, want 3 (cm-1 with a new manifest, cm-2's value edited, cm-3 written with no digest recorded)", n)
 	}
-	want := map[string]plan.Action{"cm-0": plan.NoOp, "cm-1": plan.Update, "cm-2": plan.NoOp}
+	want := map[string]plan.Action{"cm-0": plan.NoOp, "cm-1": plan.Update, "cm-3": plan.NoOp}
 	for name, action := range want {
 		if s := find(t, fresh, "ConfigMap", name); s.Action != action || s.Observed.Fields == "" {
 			t.Errorf("%s: action %s, observed fields %q; want %s and a fields digest", s.Ref, s.Action, s.Observed.Fields, action)
 		}
+	}
+	if s := find(t, fresh, "ConfigMap", "cm-2"); s.Action == plan.NoOp && len(s.Conflicts) == 0 {
+		t.Errorf("%s: a no-op without conflicts, want the edit of data.mode found", s.Ref)
 	}
 }

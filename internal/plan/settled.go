@@ -3,6 +3,7 @@ package plan
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/pynenc/piceli/internal/digest"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
 )
@@ -13,13 +14,22 @@ import (
 // change nothing. Server-side apply is idempotent, so applying that
 // manifest again to that very version, with the same field manager,
 // changes nothing either.
+//
+// Fields, when recorded, is the Digester.Fields of the object as that
+// write or plan saw it: the values at every path the manifest sets. An
+// object written since only where the manifest sets nothing (a controller
+// writing its status, another manager's own annotation) still holds them,
+// so applying the manifest again changes nothing either: the object is
+// settled at any resourceVersion while those values digest the same.
 type Settled struct {
 	UID, ResourceVersion, Desired string
+	Fields                        string
 }
 
 // SettledBy returns what the run that applied plan p left each object as:
 // for a step it wrote (an applied outcome, or a step settled as applied),
-// the UID and resourceVersion the write returned or the cluster showed;
+// the UID, resourceVersion and Fields digest the write returned or the
+// cluster showed;
 // for a step p found a no-op, what p observed. Deletes and steps without a
 // record are left out. run is that run's journal, every session of it.
 func SettledBy(p *Plan, run []journal.Record) map[object.Ref]Settled {
@@ -29,7 +39,7 @@ func SettledBy(p *Plan, run []journal.Record) map[object.Ref]Settled {
 	}
 	for _, s := range p.Steps {
 		if s.Action == NoOp && s.Observed.UID != "" {
-			out[s.Ref] = Settled{UID: s.Observed.UID, ResourceVersion: s.Observed.ResourceVersion, Desired: s.Desired}
+			out[s.Ref] = Settled{UID: s.Observed.UID, ResourceVersion: s.Observed.ResourceVersion, Desired: s.Desired, Fields: s.Observed.Fields}
 		}
 	}
 	for _, r := range run {
@@ -38,7 +48,7 @@ func SettledBy(p *Plan, run []journal.Record) map[object.Ref]Settled {
 			continue
 		}
 		if s := p.Steps[r.Step]; s.Action != Delete {
-			out[s.Ref] = Settled{UID: r.UID, ResourceVersion: r.ResourceVersion, Desired: s.Desired}
+			out[s.Ref] = Settled{UID: r.UID, ResourceVersion: r.ResourceVersion, Desired: s.Desired, Fields: r.Fields}
 		}
 	}
 	return out
@@ -46,12 +56,18 @@ func SettledBy(p *Plan, run []journal.Record) map[object.Ref]Settled {
 
 // unchangedSince reports whether live is still the object the release's
 // records say it left (Options.Settled) with the desired manifest s now
-// has: nobody has written it since, so applying s again is a no-op and
-// needs no dry-run to say so.
-func (m *maker) unchangedSince(s Step, live *unstructured.Unstructured) bool {
+// has: nobody has written it since, or nobody has written what the
+// manifest sets (Settled.Fields), so applying s again is a no-op and needs
+// no dry-run to say so.
+func (m *maker) unchangedSince(i int, s Step, live *unstructured.Unstructured) bool {
 	k, ok := m.opts.Settled[s.Ref]
-	return ok && k.Desired == s.Desired && k.UID == string(live.GetUID()) && k.ResourceVersion == live.GetResourceVersion() &&
-		live.GetLabels()[object.ReleaseLabel] == m.in.Release.Name
+	if !ok || k.Desired != s.Desired || k.UID != string(live.GetUID()) || live.GetLabels()[object.ReleaseLabel] != m.in.Release.Name {
+		return false
+	}
+	if k.ResourceVersion == live.GetResourceVersion() {
+		return true
+	}
+	return k.Fields != "" && digest.Equal(k.Fields, m.dig.Fields(m.dig.Sealed(m.in.Objects[i].Object), live))
 }
 
 // unchanged plans an object the release left as it is: a no-op, as every

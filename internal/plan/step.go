@@ -35,7 +35,7 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 	switch {
 	case confirmed:
 		return a, nil
-	case live != nil && m.unchangedSince(s, live):
+	case live != nil && m.unchangedSince(i, s, live):
 		return m.unchanged(i, s, live), nil
 	case live == nil && m.inAbsentNamespace(i):
 		// A dry-run apply could only answer that the namespace is not found.
