@@ -24,11 +24,13 @@ type Identity struct {
 
 var namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
-// Identity reads the target's identity: two requests, no caching. An error
-// reading kube-system because it is forbidden or absent matches ErrTarget;
-// transport errors are returned wrapped as they are.
+// Identity reads the target's identity: the cluster UID as ClusterUID
+// keeps it (one request for the client's life) and the server version
+// (one request each call). An error reading kube-system because it is
+// forbidden or absent matches ErrTarget; transport errors are returned
+// wrapped as they are.
 func (c *Client) Identity(ctx context.Context) (Identity, error) {
-	uid, err := c.clusterUID(ctx)
+	uid, err := c.ClusterUID(ctx)
 	if err != nil {
 		return Identity{}, err
 	}
