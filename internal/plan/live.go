@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -16,10 +17,22 @@ import (
 )
 
 // listKey is one LIST request: a resource in a namespace ("" for
-// cluster-scoped resources).
+// cluster-scoped resources), narrowed to the objects with one label
+// selector or one name when Selector or Name is set.
 type listKey struct {
 	GVR       schema.GroupVersionResource
 	Namespace string
+	Selector  string // a label selector
+	Name      string // metadata.name
+}
+
+// options is the ListOptions of k's first page.
+func (k listKey) options() metav1.ListOptions {
+	opts := metav1.ListOptions{Limit: 500, LabelSelector: k.Selector}
+	if k.Name != "" {
+		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", k.Name).String()
+	}
+	return opts
 }
 
 // liveIndex holds every object the LISTs returned, by reference.
@@ -44,7 +57,7 @@ func readLive(ctx context.Context, dyn dynamic.Interface, keys []listKey, parall
 }
 
 func (idx *liveIndex) list(ctx context.Context, dyn dynamic.Interface, k listKey) error {
-	items, err := listAll(ctx, dyn.Resource(k.GVR).Namespace(k.Namespace))
+	items, err := listAll(ctx, dyn.Resource(k.GVR).Namespace(k.Namespace), k.options())
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -62,9 +75,8 @@ func (idx *liveIndex) list(ctx context.Context, dyn dynamic.Interface, k listKey
 }
 
 // listAll pages through a LIST, 500 objects a page.
-func listAll(ctx context.Context, r dynamic.ResourceInterface) ([]unstructured.Unstructured, error) {
+func listAll(ctx context.Context, r dynamic.ResourceInterface, opts metav1.ListOptions) ([]unstructured.Unstructured, error) {
 	var out []unstructured.Unstructured
-	opts := metav1.ListOptions{Limit: 500}
 	for {
 		l, err := r.List(ctx, opts)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/history"
@@ -103,7 +104,8 @@ type maker struct {
 	// declared holds the reference of every object, the target namespace
 	// added by read included; read fills it, and it is only read after.
 	declared map[object.Ref]bool
-	kept     []Kept // filled by steps
+	keys     []listKey // the LISTs read made, for prunes
+	kept     []Kept    // filled by steps
 }
 
 // Make reads the cluster and returns the plan for in: every declared object
@@ -160,7 +162,8 @@ func (m *maker) read(ctx context.Context) error {
 	if err := m.checkNamespaces(); err != nil {
 		return err
 	}
-	live, err := readLive(ctx, m.c.Dynamic, m.listKeys(), m.opts.Parallel)
+	m.keys = m.listKeys()
+	live, err := readLive(ctx, m.c.Dynamic, m.keys, m.opts.Parallel)
 	if err != nil {
 		return err
 	}
@@ -198,10 +201,10 @@ func (m *maker) resolve(ctx context.Context) error {
 }
 
 // listKeys returns one LIST per resource and namespace the objects or the
-// previous revision use, plus the Namespaces list (to see whether the
-// target namespace exists).
+// previous revision use, plus the Namespaces the plan needs to see (see
+// namespaceKeys).
 func (m *maker) listKeys() []listKey {
-	keys := []listKey{{GVR: namespacesGVR}}
+	keys := m.namespaceKeys()
 	for i, o := range m.in.Objects {
 		k := listKey{GVR: m.res[i].GVR}
 		if m.res[i].Namespaced {
@@ -216,6 +219,45 @@ func (m *maker) listKeys() []listKey {
 		seen[k] = true
 		return dup
 	})
+}
+
+// namespaceKeys returns the LISTs of Namespaces a plan needs: whether the
+// target namespace and those of the objects exist, and which Namespaces
+// carry the release's label (prune's candidates; see ours). When the
+// composition or the previous revision has Namespace objects, that is one
+// LIST of them all, as their kind's LIST. Otherwise it is one LIST by the
+// label and one by name per namespace: a controller planning hundreds of
+// releases, each in a namespace of its own, does not read every Namespace
+// of the cluster for each.
+func (m *maker) namespaceKeys() []listKey {
+	all := []listKey{{GVR: namespacesGVR}}
+	for i := range m.in.Objects {
+		if m.res[i].GVR == namespacesGVR {
+			return all
+		}
+	}
+	for _, k := range m.previousKeys() {
+		if k.GVR == namespacesGVR {
+			return all
+		}
+	}
+	sel, err := labels.ValidatedSelectorFromSet(labels.Set{object.ReleaseLabel: m.in.Release.Name})
+	if err != nil {
+		return all
+	}
+	keys := []listKey{{GVR: namespacesGVR, Selector: sel.String()}}
+	names := []string{m.in.Namespace}
+	for i, o := range m.in.Objects {
+		if m.res[i].Namespaced {
+			names = append(names, o.Object.GetNamespace())
+		}
+	}
+	for _, ns := range names {
+		if k := (listKey{GVR: namespacesGVR, Name: ns}); ns != "" && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 func (m *maker) needsNamespace() bool {

@@ -30,7 +30,7 @@ func (m *maker) prunes() ([]Step, []Kept) {
 	declared[namespaceRef(m.in.Namespace)] = true
 	var steps []Step
 	var kept []Kept
-	for _, k := range m.listKeys() {
+	for _, k := range m.keys {
 		for _, u := range m.live.byList[k] {
 			ref := object.RefOf(u)
 			if declared[ref] || !m.ours(u) {
