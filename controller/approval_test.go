@@ -95,3 +95,37 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
 		t.Fatalf("restConfig of an exec user = %v; want a refusal", err)
 	}
 }
+
+// The controller's own client is not held to client-go's default of five
+// requests a second: every pass writes a status, so that limit alone made
+// a pass over 200 Releases take 40 s. Options may set another limit.
+func TestTheControllersClientRateLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token.kubeconfig")
+	kc := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+`
+	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		qps       float32
+		burst     int
+		wantQPS   float32
+		wantBurst int
+	}{{0, 0, DefaultQPS, DefaultBurst}, {20, 40, 20, 40}} {
+		cfg, err := restConfig(Options{Kubeconfig: path, Context: "c", QPS: tt.qps, Burst: tt.burst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.QPS != tt.wantQPS || cfg.Burst != tt.wantBurst {
+			t.Errorf("restConfig(qps %v, burst %d): qps %v, burst %d; want %v, %d", tt.qps, tt.burst, cfg.QPS, cfg.Burst, tt.wantQPS, tt.wantBurst)
+		}
+	}
+	o := Options{Kubeconfig: path, Context: "c", Namespace: "n", ServiceAccount: "s", WorkDir: t.TempDir(), StateKeyFile: "k", QPS: -1}
+	if err := o.check(); err == nil || !strings.Contains(err.Error(), "rate limit") {
+		t.Errorf("check() with a negative qps = %v, want a refusal", err)
+	}
+}

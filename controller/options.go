@@ -38,6 +38,14 @@ type Options struct {
 	Identity string
 	// DefaultInterval is a Release's interval when its spec gives none.
 	DefaultInterval time.Duration
+	// QPS and Burst are the client-side rate limit of the controller's own
+	// client (Releases, their status and events, RoleBindings, source
+	// Secrets): a token bucket of QPS requests a second holding Burst.
+	// Zero means DefaultQPS and DefaultBurst. Each pass writes a status, so
+	// QPS bounds the passes a second (client-go's own default of 5 held a
+	// pass over 200 Releases to 40 s).
+	QPS   float32
+	Burst int
 	// FailureBackoff is the wait after a revision's first failed run,
 	// doubled after each next one up to MaxBackoff; zero means 30 s.
 	FailureBackoff time.Duration
@@ -50,6 +58,12 @@ type Options struct {
 	// Secret it names; nil means source.New with default bounds.
 	Sources func(v1alpha1.Source, source.Credentials) (source.Source, error)
 }
+
+// The controller's client-side rate limit when Options leave it zero.
+const (
+	DefaultQPS   float32 = 50
+	DefaultBurst         = 300
+)
 
 // MaxBackoff caps the wait between failed runs of one revision.
 const MaxBackoff = time.Hour

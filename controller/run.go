@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,8 +103,9 @@ func Run(ctx context.Context, o Options) error {
 
 // Workers is how many Releases the controller passes over at once. On a
 // loaded 2-core machine a no-op pass over 200 Releases took 43 s with 4
-// and 41 s with 8 (make bench): the pass is bound by CPU there, not by
-// waiting, so more workers only cost memory.
+// and 41 s with 8 (make bench): both were held to five passes a second by
+// client-go's default rate limit (see Options.QPS), so more workers only
+// cost memory.
 const Workers = 4
 
 // restConfig reads exactly the named kubeconfig file and context, as every
@@ -120,6 +122,7 @@ func restConfig(o Options) (*rest.Config, error) {
 	if cfg.ExecProvider != nil || cfg.AuthProvider != nil {
 		return nil, fmt.Errorf("kubeconfig %s, context %s: its user runs a credential program, which the controller never does", o.Kubeconfig, o.Context)
 	}
+	cfg.QPS, cfg.Burst = cmp.Or(o.QPS, DefaultQPS), cmp.Or(o.Burst, DefaultBurst)
 	return cfg, nil
 }
 
@@ -173,6 +176,8 @@ func (o *Options) check() error {
 		return errors.New("a work directory is required")
 	case o.StateKeyFile == "":
 		return errors.New("a state signing key file is required")
+	case o.QPS < 0 || o.Burst < 0:
+		return fmt.Errorf("the client rate limit must not be negative (qps %v, burst %d)", o.QPS, o.Burst)
 	}
 	if o.Identity == "" {
 		o.Identity, _ = os.Hostname()

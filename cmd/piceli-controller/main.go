@@ -33,9 +33,12 @@ func main() {
 	flag.StringVar(&o.Identity, "identity", os.Getenv("POD_NAME"), "this replica's name (default $POD_NAME)")
 	watch := flag.String("watch-namespaces", "", "comma-separated namespaces whose Releases to reconcile (default: all)")
 	flag.DurationVar(&o.DefaultInterval, "default-interval", time.Minute, "a Release's interval when it sets none")
+	qps := flag.Float64("kube-api-qps", float64(controller.DefaultQPS), "requests a second of the controller's own client to the API server")
+	flag.IntVar(&o.Burst, "kube-api-burst", controller.DefaultBurst, "requests the controller's own client may send at once above --kube-api-qps")
 	if err := flag.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
+	o.QPS = float32(*qps)
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "piceli-controller: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
