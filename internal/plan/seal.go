@@ -107,6 +107,17 @@ func (s sealer) verifyStep(st Step, m json.RawMessage) error {
 	return nil
 }
 
+// desiredMatch reports whether every step's manifest (ms, encoded) is the
+// one its Desired digest stands for, as verifyStep checks it.
+func (s sealer) desiredMatch(p *Plan, ms []json.RawMessage) bool {
+	for i, st := range p.Steps {
+		if st.Desired != "" && !equal(st.Desired, s.desiredOf(st, ms[i])) {
+			return false
+		}
+	}
+	return true
+}
+
 // desiredOf is Digester.Of of st's manifest, m encoded.
 func (s sealer) desiredOf(st Step, m json.RawMessage) string {
 	if m == nil { // an empty or nil map: Of encodes it as {} or null

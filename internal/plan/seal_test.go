@@ -1,11 +1,17 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // tamper edits the plan stored under hash as an attacker without the
@@ -138,5 +144,73 @@ func TestSealKeepsTheHashAndLoads(t *testing.T) {
 	got, _, err := Load(dir, hash)
 	if err != nil || got.Seal != p.Seal || got.Steps[1].Changes[0].Path != "spec.replicas" {
 		t.Errorf("Load(unedited plan) = %+v, %v; want the saved plan", got, err)
+	}
+}
+
+// Save records a seal over the plan file's bytes, on this machine only;
+// Load then takes the file it matches as is (the same plan a full check
+// returns). The seal of another plan, or of this one before an edit, does
+// not stand in for it, and Remove takes it away with the plan.
+func TestAFileSealStandsOnlyForTheFileSaveWrote(t *testing.T) {
+	dir := keyedDir(t)
+	hash, err := Save(dir, samplePlan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealPath := fileSealPath(dir, hash)
+	rel, _ := filepath.Rel(dir, sealPath)
+	if _, err := os.Stat(sealPath); err != nil || statedir.Shared(filepath.ToSlash(rel)) {
+		t.Fatalf("file seal %s: %v, shared %v; want it stored and machine-local", rel, err, statedir.Shared(filepath.ToSlash(rel)))
+	}
+	data, err := os.ReadFile(file(dir, hash))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, ms, err := decode(data, hash)
+	if err == nil {
+		err = unseal(dir, full, ms)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, _, err := Load(dir, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(full, fast); d != "" {
+		t.Errorf("Load through the file seal differs from a full check (-full +fast):\n%s", d)
+	}
+
+	other := samplePlan()
+	other.Steps = other.Steps[:1]
+	otherHash, err := Save(dir, other)
+	if err != nil || otherHash == hash {
+		t.Fatalf("Save(another plan) = %s, %v; want another hash", otherHash, err)
+	}
+	otherData, _ := os.ReadFile(file(dir, otherHash))
+	otherSeal, _ := os.ReadFile(fileSealPath(dir, otherHash))
+	for name, forge := range map[string]func(){
+		"another plan's file and seal under this hash": func() {
+			os.WriteFile(file(dir, hash), otherData, 0o600)
+			os.WriteFile(sealPath, otherSeal, 0o600)
+		},
+		"this plan edited, its seal kept": func() {
+			os.WriteFile(file(dir, hash), bytes.Replace(data, []byte("spec.replicas"), []byte("spec.replicaz"), 1), 0o600)
+		},
+	} {
+		forge()
+		if _, _, err := Load(dir, hash); err == nil {
+			t.Errorf("Load(%s) = nil error; want it refused", name)
+		}
+		os.WriteFile(file(dir, hash), data, 0o600)
+		if err := (func() error { s, _ := newSealer(testKey); return s.storeFileSeal(dir, hash, data) })(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Remove(dir, hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sealPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("file seal after Remove: %v; want it gone", err)
 	}
 }

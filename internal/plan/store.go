@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/digest"
 	"github.com/pynenc/piceli/internal/statedir"
 )
 
@@ -50,7 +51,67 @@ func Save(stateDir string, p *Plan) (string, error) {
 	if err := atomicfile.MkdirPrivate(Dir(stateDir)); err != nil {
 		return "", fmt.Errorf("store plan: %w", err)
 	}
-	return hash, atomicfile.Write(file(stateDir, hash), append(data, '\n'), 0o600)
+	data = append(data, '\n')
+	if err := atomicfile.Write(file(stateDir, hash), data, 0o600); err != nil {
+		return "", err
+	}
+	if !s.desiredMatch(p, ms) {
+		return hash, nil // no file seal: Load checks it in full, and refuses it
+	}
+	return hash, s.storeFileSeal(stateDir, hash, data)
+}
+
+// fileSealInfo names what the file seal key is derived for.
+const fileSealInfo = "piceli plan file seal v1"
+
+// fileSeal is the keyed digest of a plan file's exact bytes and the hash it
+// is stored under, under a key derived for nothing else. Only a holder of
+// the digest key makes one, as for a plan's own seals, and it covers every
+// byte of the file, so a file it matches is the file Save wrote: loading it
+// then needs neither the hash computed again nor the seals checked, which
+// both encode the whole plan anew (most of what loading a large plan
+// costs).
+func fileSeal(digestKey []byte, full string, data []byte) (string, error) {
+	key, err := digest.SealKey(digestKey, fileSealInfo)
+	if err != nil {
+		return "", err
+	}
+	return digest.Fields(key, []byte(full), data), nil
+}
+
+func fileSealPath(stateDir, hash string) string {
+	return filepath.Join(statedir.Path(stateDir, statedir.PlanFiles), strings.TrimPrefix(hash, "sha256:"))
+}
+
+// storeFileSeal records the file seal of the plan file data just stored
+// under hash. It is this machine's alone (statedir.PlanFiles): a plan that
+// arrives with the cluster's state is checked in full.
+func (s sealer) storeFileSeal(stateDir, hash string, data []byte) error {
+	seal, err := fileSeal(s.dig.Key, hash, data)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.MkdirPrivate(statedir.Path(stateDir, statedir.PlanFiles)); err != nil {
+		return fmt.Errorf("store plan: %w", err)
+	}
+	return atomicfile.Write(fileSealPath(stateDir, hash), []byte(seal), 0o600)
+}
+
+// sealedFile reports whether data, read from the plan file of full, is
+// the very file Save stored there on this machine under the release's
+// current digest key. Any doubt (no seal, an unreadable key, a mismatch)
+// answers false, and the plan is checked in full.
+func sealedFile(stateDir, full string, data []byte) bool {
+	stored, err := os.ReadFile(fileSealPath(stateDir, full))
+	if err != nil || len(stored) > 128 {
+		return false
+	}
+	key, err := loadKey(stateDir)
+	if err != nil {
+		return false
+	}
+	want, err := fileSeal(key, full, data)
+	return err == nil && digest.Equal(string(stored), want)
 }
 
 // storedSealer returns the sealer of the release's stored digest key,
@@ -81,7 +142,18 @@ func Load(stateDir, hash string) (*Plan, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	p, ms, err := read(stateDir, full)
+	data, err := os.ReadFile(file(stateDir, full))
+	if err != nil {
+		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+	}
+	if sealedFile(stateDir, full, data) {
+		var p Plan
+		if err := json.Unmarshal(data, &p); err != nil {
+			return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+		}
+		return &p, full, nil
+	}
+	p, ms, err := decode(data, full)
 	if err == nil {
 		err = unseal(stateDir, p, ms)
 	}
@@ -91,13 +163,9 @@ func Load(stateDir, hash string) (*Plan, string, error) {
 	return p, full, nil
 }
 
-// read reads and decodes the plan stored under full, checking its hash,
-// and returns it with its manifests encoded (manifestsOf), for unseal.
-func read(stateDir, full string) (*Plan, []json.RawMessage, error) {
-	data, err := os.ReadFile(file(stateDir, full))
-	if err != nil {
-		return nil, nil, err
-	}
+// decode decodes a stored plan's bytes, checking them against its hash
+// full, and returns it with its manifests encoded (manifestsOf).
+func decode(data []byte, full string) (*Plan, []json.RawMessage, error) {
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, nil, err
@@ -274,6 +342,9 @@ func Remove(stateDir, hash string) error {
 	hex := strings.TrimPrefix(hash, "sha256:")
 	if !isHex64(hex) {
 		return fmt.Errorf("remove plan %q: not a full plan hash", hash)
+	}
+	if err := os.Remove(fileSealPath(stateDir, hash)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove plan %s: %w", ShortHash(hash), err)
 	}
 	err := os.Remove(file(stateDir, hash))
 	if errors.Is(err, os.ErrNotExist) {

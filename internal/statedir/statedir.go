@@ -14,6 +14,7 @@ import (
 // it. A run's files are under Runs/<run id>/.
 const (
 	Plans     = "plans"           // stored plans, <hash>.json, sealed
+	PlanFiles = "plan-files"      // this machine's seals of the plan files it stored, <hash>
 	DigestKey = "keys/digest"     // the release's key for digests and seals
 	Runs      = "runs"            // one directory per run
 	LatestRun = "runs/latest"     // the id of the release's latest run
@@ -47,6 +48,7 @@ type Entry struct {
 // state, which another machine needs to plan, resume or roll back.
 var Layout = []Entry{
 	{Plans + "/*", true, "stored plans"},
+	{PlanFiles + "/*", false, "the seal of each plan file this machine stored, over its bytes"},
 	{DigestKey, true, "the digest and seal key"},
 	{LatestRun, true, "the latest run's id"},
 	{Runs + "/*/" + RunJournal, true, "each run's journal"},

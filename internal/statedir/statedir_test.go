@@ -47,7 +47,7 @@ func TestSharedSplitsTheLayout(t *testing.T) {
 // have: as a literal anywhere but here, one would be a second owner of
 // the layout.
 var layoutNames = map[string]bool{
-	Plans: true, "keys": true, "digest": true, Runs: true, "latest": true, History: true, Secrets: true,
+	Plans: true, PlanFiles: true, "keys": true, "digest": true, Runs: true, "latest": true, History: true, Secrets: true,
 	Owner: true, Deploys: true, Lock: true, LockOwner: true, Sync: true, RunJournal: true, RunSource: true, RunStop: true,
 }
 
