@@ -21,6 +21,8 @@ import (
 // one static binary as its entrypoint, run as a non-root user, beside the
 // CA bundle it needs for registries and Git servers over TLS.
 func TestControllerImageBuildsFromTheRepository(t *testing.T) {
+	// Not parallel: it pins and builds cmd/piceli-controller/build.toml in
+	// the checkout, as the (parallel) controller test on the real node does.
 	spec := filepath.Join(repoRoot(t), "cmd", "piceli-controller", "build.toml")
 	mustRun(t, "artifacts", "pin", "--spec", spec)
 	res := mustRun(t, "artifacts", "build", "--spec", spec, "-o", "json")
