@@ -19,6 +19,7 @@ import (
 // resumed journal holds the first machine's records), and both machines
 // then list the same revision.
 func TestSharedStateResumeOnAnotherMachine(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	for _, armed := range []string{
