@@ -55,6 +55,7 @@ func mustRun(t *testing.T, args ...string) result {
 // stateful cache are no-ops. A plan against a layout older than its lock is
 // refused.
 func TestChangingOneServiceRollsOnlyItsDeployment(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r, build := servicesRelease(t, sb)
 	mustRun(t, "artifacts", "pin", "--spec", build)

@@ -13,6 +13,7 @@ import (
 // line and key, the drifted input, the damaged blob or the missing grant,
 // and write nothing.
 func TestArtifactsRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := artifacttest.Services(t, dir)
 

@@ -47,6 +47,7 @@ func planOf(t *testing.T, spec string) *plan.Plan {
 // with an empty secret store, renders the chart from the seed the first
 // stored, so its plan changes nothing and the password stays.
 func TestSharedStateChartSeedReachesASecondMachine(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	ns := sb.Namespace(t)
 	first := shopChartRelease(t, t.TempDir(), sb, ns, sharedState)
@@ -83,6 +84,7 @@ func TestSharedStateChartSeedReachesASecondMachine(t *testing.T) {
 // output, nor in any file of the release outside its private store, nor
 // in the exported archive. The store holds the seed.
 func TestChartSecretValueAndSeedAreFoundNowhere(t *testing.T) {
+	// Not parallel: it sweeps --verbose's request log (see run).
 	sb := sandboxtest.Cluster(t)
 	ns := sb.Namespace(t)
 	dir := t.TempDir()

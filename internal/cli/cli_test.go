@@ -17,6 +17,14 @@ type result struct {
 }
 
 // run executes a fresh command tree with args.
+//
+// Tests that call it may run in parallel (t.Parallel), as long as each
+// keeps to its own namespace and directories: the command tree keeps no
+// package state of its own. What is process-wide keeps a test serial:
+// t.Setenv, a signal sent to the test process, the goroutine count, and
+// --verbose, which sends client-go's klog (one per process) to that run's
+// stderr while every other run sends it to io.Discard, so a verbose run
+// alongside another would lose its request log or collect the other's.
 func run(t *testing.T, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer

@@ -74,6 +74,7 @@ func TestRenderComponentModuleConsumer(t *testing.T) {
 // the component is wrong: Composition's error, raised by the component
 // module, reaches the command, naming the component and the option.
 func TestComponentModuleBadOptionExitsTwo(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	dir := t.TempDir()
 	gomod, err := os.ReadFile(filepath.Join(root, "examples", "platform", "go.mod"))

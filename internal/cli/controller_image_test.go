@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -21,12 +24,10 @@ import (
 // one static binary as its entrypoint, run as a non-root user, beside the
 // CA bundle it needs for registries and Git servers over TLS.
 func TestControllerImageBuildsFromTheRepository(t *testing.T) {
-	spec := filepath.Join(repoRoot(t), "cmd", "piceli-controller", "build.toml")
-	mustRun(t, "artifacts", "pin", "--spec", spec)
-	res := mustRun(t, "artifacts", "build", "--spec", spec, "-o", "json")
-	var doc artifact.BuildDoc
-	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil || doc.Build == nil || len(doc.Build.Images) != 1 || doc.Build.Images[0].Name != "controller" {
-		t.Fatalf("build document: %v\n%s", err, res.stdout)
+	t.Parallel()
+	doc, stdout := controllerBuild(t)
+	if doc.Build == nil || len(doc.Build.Images) != 1 || doc.Build.Images[0].Name != "controller" {
+		t.Fatalf("build document:\n%s", stdout)
 	}
 	built := doc.Build.Images[0]
 	t.Logf("controller image %s: %d bytes, built in %s", built.Reference, built.Size, doc.Build.Duration)
@@ -108,4 +109,40 @@ func imageFiles(t *testing.T, img v1.Image) map[string][]byte {
 		rc.Close()
 	}
 	return files
+}
+
+// controllerBuilt is the build of cmd/piceli-controller/build.toml that
+// controllerBuild makes once per test binary.
+var controllerBuilt struct {
+	once   sync.Once
+	doc    artifact.BuildDoc
+	stdout string
+	err    error
+}
+
+// controllerBuild runs `artifacts pin` and `artifacts build -o json` on
+// cmd/piceli-controller/build.toml, in the checkout, once for the tests
+// that need the controller's image (two builds at once would write the
+// same lock and layout), and returns the build document and what build
+// printed.
+func controllerBuild(t *testing.T) (artifact.BuildDoc, string) {
+	t.Helper()
+	controllerBuilt.once.Do(func() {
+		spec := filepath.Join(repoRoot(t), "cmd", "piceli-controller", "build.toml")
+		for _, args := range [][]string{{"artifacts", "pin", "--spec", spec}, {"artifacts", "build", "--spec", spec, "-o", "json"}} {
+			res := run(t, args...)
+			if res.code != ExitOK {
+				controllerBuilt.err = fmt.Errorf("piceli %s: exit %d\n%s", strings.Join(args, " "), res.code, res.stderr)
+				return
+			}
+			controllerBuilt.stdout = res.stdout
+		}
+		if err := json.Unmarshal([]byte(controllerBuilt.stdout), &controllerBuilt.doc); err != nil {
+			controllerBuilt.err = fmt.Errorf("artifacts build -o json: %v\n%s", err, controllerBuilt.stdout)
+		}
+	})
+	if controllerBuilt.err != nil {
+		t.Fatal(controllerBuilt.err)
+	}
+	return controllerBuilt.doc, controllerBuilt.stdout
 }

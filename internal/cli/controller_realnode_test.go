@@ -88,11 +88,9 @@ func (p *helloProject) publish(t *testing.T, replicas int, addr string) {
 // repository and imports it into the real node's containerd.
 func controllerImageOnRealNode(t *testing.T, node sandbox.RealNodeInfo) string {
 	t.Helper()
-	spec := filepath.Join(repoRoot(t), "cmd", "piceli-controller", "build.toml")
-	mustRun(t, "artifacts", "pin", "--spec", spec)
-	var doc artifact.BuildDoc
-	if err := json.Unmarshal([]byte(mustRun(t, "artifacts", "build", "--spec", spec, "-o", "json").stdout), &doc); err != nil || doc.Build == nil || len(doc.Build.Images) != 1 {
-		t.Fatalf("controller image build: %v", err)
+	doc, stdout := controllerBuild(t)
+	if doc.Build == nil || len(doc.Build.Images) != 1 {
+		t.Fatalf("controller image build:\n%s", stdout)
 	}
 	ctr, err := exec.LookPath("ctr")
 	if err != nil {

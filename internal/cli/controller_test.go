@@ -85,6 +85,7 @@ func controllerPlan(t *testing.T, args ...string) *plan.Plan {
 // nowhere), plans again as a no-op, and uninstall deletes exactly what the
 // install created: never a Release, never what a Release applied.
 func TestControllerInstallPlanApproveUninstall(t *testing.T) {
+	// Not parallel: it installs and removes the cluster-wide Release CRD.
 	sb := sandboxtest.Cluster(t)
 	ctx := sandboxtest.Context(t, 4*time.Minute)
 	ns := "t-ctl-" + strings.ToLower(rand.Text()[:10])

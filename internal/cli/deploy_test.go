@@ -65,6 +65,7 @@ deliver = "containerd"
 // command that continues; that command applies without building again,
 // and history and show tell what each deploy did.
 func TestDeployCommandAsksApprovalThenContinues(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r, build := servicesRelease(t, sb)
 	mustRun(t, "artifacts", "pin", "--spec", build)

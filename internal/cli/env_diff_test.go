@@ -44,6 +44,7 @@ const diffBody = `	n, err := strconv.Atoi(ctx.Value("replicas"))
 // composition also writes ctx.Environment, the environment it renders),
 // and two runs print the same bytes.
 func TestRenderDiffEnvListsExactlyTheChangedPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	piceliModule(t, dir, "example.com/demo")
 	infra := strings.Replace(buildWith(diffBody), `import "github.com/pynenc/piceli/app"`, "import (\n\t\"strconv\"\n\n\t\"github.com/pynenc/piceli/app\"\n)", 1)

@@ -117,6 +117,7 @@ const overrideBody = `	web := a.Deployment("web", app.Image(ctx.Image("web")), a
 // refused with exit 2, naming the declared ones, before any cluster is
 // contacted (the spec's kubeconfig names no reachable server).
 func TestTypedOverridesRenderPerEnvironment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	piceliModule(t, dir, "example.com/demo")
 	spec := filepath.Join(dir, "release.toml")

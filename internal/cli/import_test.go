@@ -23,6 +23,7 @@ const importInput = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings,
 // took each form, why one fell back, what it wrote and what to run next,
 // and that command renders the module.
 func TestImportYAMLWritesAModuleThatRenders(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"k8s/web.yaml": importInput})
 	out := filepath.Join(dir, "shop")
@@ -46,6 +47,7 @@ func TestImportYAMLWritesAModuleThatRenders(t *testing.T) {
 // TestImportForceReplacesOnlyWhatImportWrites: --force rewrites the
 // module's files and keeps everything else in the directory.
 func TestImportForceReplacesOnlyWhatImportWrites(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "app")
 	writeFiles(t, dir, map[string]string{
@@ -75,6 +77,7 @@ func TestImportForceReplacesOnlyWhatImportWrites(t *testing.T) {
 // piceli.import-report/v1 document: counts by form and kind, and each
 // fallback with its reason.
 func TestImportReportAsJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"k8s/web.yaml": importInput})
 	res := run(t, "import", "yaml", filepath.Join(dir, "k8s"), "--out", filepath.Join(dir, "shop"), "--piceli-source", repoRoot(t), "-o", "json")

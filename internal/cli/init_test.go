@@ -8,6 +8,7 @@ import (
 )
 
 func TestInitThenRender(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "webshop")
 	res := run(t, "init", dir, "--piceli-source", repoRoot(t))
 	if res.code != 0 {

@@ -12,6 +12,7 @@ import (
 // stop) is abandoned after an interrupt when nothing journaled is in
 // flight; one with a run registered is waited for.
 func TestPromptlyAbandonsOnlyAnIdleCommand(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		register bool

@@ -15,6 +15,7 @@ import (
 // writeJSON, a line through a json.Encoder) is a typed value whose JSON
 // carries "schema". A map, an any or a struct without a schema field fails.
 func TestEveryJSONTheCLIPrintsCarriesASchema(t *testing.T) {
+	t.Parallel()
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo, Dir: "."}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {

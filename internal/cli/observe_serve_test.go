@@ -65,6 +65,7 @@ func lensDeployment(t *testing.T, sb *sandboxtest.Sandbox, ns string) (*sandboxt
 // reaches the loopback server through the API server; on SIGINT serve
 // exits 0 and neither it nor the forward listens any more.
 func TestServeExitsCleanlyOnSIGINT(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	ns := sb.Namespace(t)
 	backend, archivePath := lensDeployment(t, sb, ns)

@@ -21,6 +21,7 @@ import (
 // object present and ready (exit 0); a deleted ConfigMap is then missing
 // and an extra one undeclared (exit 1). A bad archive is refused (exit 2).
 func TestObserveStatusOfTheShop(t *testing.T) {
+	t.Parallel()
 	sb := appsSandbox(t)
 	r := shopRelease(t, sb)
 	forwardShop(t, sb, r.ns)

@@ -17,6 +17,7 @@ import (
 // value is in no output, and the ReplicaSet and pods the Deployment made
 // are not reported.
 func TestObserveStatusSeesUndeclaredKindsTheArchiveLacks(t *testing.T) {
+	t.Parallel()
 	sb := appsSandbox(t)
 	r := newRelease(t, sb, "", map[string]string{"deploy.yaml": deploymentYAML("web", 1, "")})
 	r.apply(t, r.plan(t))

@@ -88,6 +88,7 @@ func wantSchema(t *testing.T, res result, what, schema string) map[string]any {
 // artifacts pin, build and inspect -o json print piceli.pin/v1 (naming
 // every input), piceli.build/v1 and piceli.inspect/v1.
 func TestArtifactsPinJSON(t *testing.T) {
+	t.Parallel()
 	spec := artifacttest.Services(t, t.TempDir())
 	doc := wantSchema(t, run(t, "artifacts", "pin", "--spec", spec, "-o", "json"), "artifacts pin -o json", "piceli.pin/v1")
 	if in, _ := doc["inputs"].([]any); len(in) == 0 || doc["lock"] == "" {

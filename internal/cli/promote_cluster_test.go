@@ -154,6 +154,7 @@ type promotionOutput struct {
 // hash gives prod's Deployment and its pods digest A, with prod's own 3
 // replicas.
 func TestPromoteGivesProdTheDigestsStagingRan(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newPromoteRelease(t, sb, "")
 	r.apply(t, "staging")
@@ -236,6 +237,7 @@ func TestPromoteGivesProdTheDigestsStagingRan(t *testing.T) {
 // and both images, and writes nothing to either namespace or either
 // state.
 func TestPromoteRefusesWhenStagingChangedLive(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newPromoteRelease(t, sb, "")
 	if res := run(t, "promote", "--spec", r.spec, "--from", "staging", "--to", "prod"); res.code != ExitRefused || !strings.Contains(res.stderr, "environment staging has no revision") {
@@ -315,6 +317,7 @@ func keysOfTree(tree map[string]string) []string {
 // plan came with promote's push. Prod gets staging's digest A and its own
 // 3 replicas.
 func TestPromoteWithSharedStateAppliesFromAnotherMachine(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newPromoteRelease(t, sb, sharedState)
 	r.apply(t, "staging")
@@ -354,6 +357,7 @@ func TestPromoteWithSharedStateAppliesFromAnotherMachine(t *testing.T) {
 // with the promoted images: resume renders what the plan recorded, not
 // the spec's B, so the approval check holds and prod gets A.
 func TestPromotedRunIsResumed(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newPromoteRelease(t, sb, "")
 	r.apply(t, "staging")

@@ -25,6 +25,7 @@ import (
 // secret value is in no blob of the artifact, gunzipped or not, nor in
 // any output.
 func TestPublishedReleasePlansAsItsSource(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	reg := artifacttest.StartRegistry(t, "")
 	r := newSecretRelease(t, sb, "", []secretKey{{key: "file", source: `app.FromFile("file", "secret/pw.txt")`}}, goComposition{})

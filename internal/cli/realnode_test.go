@@ -101,6 +101,7 @@ func assertAvailableOnRealNode(t *testing.T, sb *sandboxtest.Sandbox, ns string)
 // on_failure = "rollback", the previous revision is back, objects and
 // secret version, and history shows both.
 func TestHelloImageChecksAndRollbackOnTheRealNode(t *testing.T) {
+	t.Parallel()
 	rn, ref := helloOnRealNode(t)
 	r := newImageSecretRelease(t, rn.Sandbox, ref, checkExtra(200, strings.TrimSpace(helloGreeting)), rolloutKeys, realWeb)
 	r.rollsBackAFailingCheck(t, strings.TrimSpace(helloGreeting))

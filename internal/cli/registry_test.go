@@ -36,6 +36,7 @@ func registryPlan(t *testing.T, args ...string) *plan.Plan {
 // through a port-forward to its Service reaches it, and uninstall removes
 // the Deployment and Service but keeps the claim with the images.
 func TestRegistryInstallPushUninstall(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	ns := sb.Namespace(t)
 	persistentVolumeFor(t, sb, ns, "registry-data", "1Gi")

@@ -39,9 +39,10 @@ var binary struct {
 }
 
 // TestMain stops the app tests' sandbox and removes the built binary
-// after the tests.
+// after the tests; it runs minParallel parallel tests at once.
 func TestMain(m *testing.M) {
 	sandboxtest.AgentMain() // the agent of the real-node tests' sandboxes
+	raiseParallel()
 	keyDir, err := testStateKey()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "make the tests' state signing key: %v\n", err)

@@ -125,6 +125,8 @@ var gizmoGVR = schema.GroupVersionResource{Group: gizmoGroup, Version: "v1", Res
 // Ready. The Gizmo holds what the typed composition declared and no
 // schema default beyond what the API server added.
 func TestApplyCRDsAndTypedCustomResourcesInOnePlan(t *testing.T) {
+	// Not parallel: its CustomResourceDefinition changes what discovery
+	// lists for every other test's commands on the sandbox.
 	sb := sandboxtest.Cluster(t)
 	dir := t.TempDir()
 	r := &testRelease{sb: sb, ns: sb.Namespace(t), name: "demo", spec: filepath.Join(dir, "release.toml"), stateDir: filepath.Join(dir, ".piceli-release")}

@@ -15,6 +15,7 @@ import (
 // nothing the plan does not declare is left behind. So with local state
 // and with the state shared through the cluster.
 func TestApplyKilledAtEveryFailpointIsResumed(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	// Which hit of each failpoint kills the run, so that most die midway

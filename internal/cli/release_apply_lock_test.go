@@ -20,6 +20,7 @@ import (
 // (the cluster Lease, as for an operator on another machine). Once the
 // holder is killed, resume proceeds at once without manual steps.
 func TestSecondApplyRefusedUntilHolderDies(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", smallManifests())
 	p := r.plan(t)

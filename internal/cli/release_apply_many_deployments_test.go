@@ -18,6 +18,7 @@ const manyDeployments = 300
 // A release of 300 one-replica Deployments becomes ready on the one-node
 // sandbox: every pod is scheduled there and Running.
 func TestApplyManyDeploymentsOnOneNode(t *testing.T) {
+	t.Parallel()
 	sb := appsSandbox(t)
 	nodes, err := sb.Clientset.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
 	if err != nil || len(nodes.Items) != 1 {

@@ -26,6 +26,7 @@ import (
 // is refused naming the first and writes nothing: no run, no Lease, not the
 // Namespace. The first then finishes and leaves no Lease behind.
 func TestSecondStateDirLockedOutOfNewNamespace(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	ns := absentNamespace(t, sb)
 	r := newReleaseIn(t, sb, ns, "", map[string]string{

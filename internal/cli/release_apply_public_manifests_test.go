@@ -17,6 +17,7 @@ import (
 // the sandbox: their claims bound, their LoadBalancer Services at
 // 127.0.0.1; a diff afterwards finds nothing to change.
 func TestApplyPublicManifests(t *testing.T) {
+	t.Parallel()
 	sb := appsSandbox(t)
 	tests := []struct {
 		dir           string

@@ -16,6 +16,7 @@ import (
 // reason. With on_failure = "stop" the run ends failed and resumable; with
 // "compensate" the objects it created are deleted again.
 func TestApplyReadinessFailureIsDiagnosed(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	tests := []struct {
 		policy string

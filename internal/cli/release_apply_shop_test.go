@@ -26,6 +26,7 @@ import (
 // diff afterwards finds nothing to change; the run's journal holds an
 // intent and an applied outcome for every write.
 func TestApplyShopEndToEnd(t *testing.T) {
+	t.Parallel()
 	sb := appsSandbox(t)
 	r := shopRelease(t, sb)
 	forwardShop(t, sb, r.ns)

@@ -19,6 +19,7 @@ import (
 // release's manager on any object, no resourceVersion moved, no Lease
 // taken and no run started.
 func TestApplyRefusesStalePlanBeforeAnyWrite(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	tests := []struct {
 		name   string

@@ -37,6 +37,7 @@ func loadBalancerYAML(wait string) string {
 // Under [release] wait = "none" nothing but what is annotated "true" is
 // waited for. Bad values are refused before anything is stored (exit 2).
 func TestApplyWaitPolicy(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	t.Run("an annotated Service is not waited for", func(t *testing.T) {
 		t.Parallel()

@@ -16,6 +16,7 @@ import (
 // "release resume": the journal stays readable, ends compensated, and the
 // objects the run created are gone.
 func TestCompensationKilledIsFinishedByResume(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	for _, fp := range []string{apply.FailAfterCompIntent, apply.FailAfterCompOutcome} {

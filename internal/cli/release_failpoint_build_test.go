@@ -15,6 +15,7 @@ import (
 // failpoint says, and a build without the tag ignores the variable and
 // applies the release.
 func TestFailpointKillsOnlyTaggedBuild(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	tagged := piceliBinary(t)
 	untagged, err := buildPiceli(t, t.TempDir())

@@ -26,6 +26,7 @@ import (
 // resumed) or compensates, their object keeps its UID, labels and
 // resourceVersion, and no field of the release's manager.
 func TestCreateNeverTakesOverAForeignObject(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	tests := []struct {

@@ -21,6 +21,7 @@ import (
 // the old plans but not the run or its plan, and "release resume" still
 // finishes the run.
 func TestGCKeepsWhatResumeNeeds(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", smallManifests())
 	p := r.plan(t)

@@ -15,6 +15,7 @@ import (
 // "release stop" does: the journal ends stopped with nothing in doubt, the
 // command says how to resume, and resume completes the plan.
 func TestFirstInterruptStopsCleanly(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", smallManifests())
 	p := r.plan(t)
@@ -47,6 +48,7 @@ func TestFirstInterruptStopsCleanly(t *testing.T) {
 // the run ends failed rather than cleanly stopped, the locks are released,
 // and resume finishes the plan without writing any step twice.
 func TestSecondInterruptAbandonsInFlightWrites(t *testing.T) {
+	// Not parallel: it gives the first write one second to go out.
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", smallManifests())
 	p := r.plan(t)

@@ -16,6 +16,7 @@ import (
 // "context canceled" (issue 28, minor). The run's error now says which
 // namespace went away and what to do.
 func TestANamespaceDeletedMidRunIsNamed(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	unschedulable := "      nodeSelector:\n        piceli.dev/nowhere: \"true\"\n"
 	// A namespace of the test's own, which the run creates and the test

@@ -12,6 +12,7 @@ import (
 // name the Secret and its changed key, and hold neither canary in any
 // form the sweep knows (raw, base64, hex, URL- or JSON-escaped).
 func TestSecretCanaryNeverReachesMarkdown(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newSecretRelease(t, sb, "", []secretKey{{key: "file", source: `app.FromFile("file", "secret/pw.txt")`}}, goComposition{})
 	canaries := map[string]string{"first": canary(t, "md1"), "second": canary(t, "md2")}

@@ -15,6 +15,7 @@ import (
 // stored plan, which then applies; "release diff -o markdown" says it
 // stored nothing and names the plan command with --spec.
 func TestReleasePlanMarkdownIsAReviewComment(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", map[string]string{"cm.yaml": configMap})
 	r.apply(t, r.plan(t))

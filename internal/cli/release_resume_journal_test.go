@@ -16,6 +16,7 @@ import (
 // resume, which completes the run; one with a corrupted earlier record is
 // refused with the offset named and left as it is.
 func TestResumeRepairsTornJournalRefusesCorrupt(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 

@@ -19,6 +19,7 @@ import (
 // Either way the run is exactly one revision, and a rollback without --to
 // then goes back to the revision before it.
 func TestRevisionSurvivesACrashAtTheRunsEnd(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	tests := []struct {

@@ -12,6 +12,7 @@ import (
 // remembers it rolls back to revision 1, so resume rebuilds revision 1's
 // objects instead of refusing because the composition renders revision 2.
 func TestKilledRollbackIsFinishedByResume(t *testing.T) {
+	t.Parallel()
 	r, hash := proposeRollbackOfTwoRevisions(t)
 	p := startPiceli(t, apply.FailAfterOutcome+":1", "release", "rollback", "--spec", r.spec, "--approve", hash)
 	if how := p.wait(t, time.Minute); how != "killed" {

@@ -16,6 +16,7 @@ import (
 // for approval (exit 3 and the hash), and once approved restores its
 // objects; history then lists the two applies and the rollback.
 func TestRollbackRestoresPreviousRevision(t *testing.T) {
+	t.Parallel()
 	r, hash := proposeRollbackOfTwoRevisions(t)
 	r.assertLive(t, "slow", 2) // nothing applied yet
 	res := run(t, "release", "rollback", "--spec", r.spec, "--approve", hash)

@@ -22,6 +22,7 @@ import (
 // says there is nothing to stop (exit 2) and leaves no request, so the
 // next resume finishes instead of stopping at once.
 func TestStatusAndStopOfKilledRun(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", smallManifests())
 	p := r.plan(t)

@@ -14,6 +14,7 @@ import (
 // exits 1, its journal ends stopped with the rest of the plan unwritten,
 // and "release resume" completes it.
 func TestStopFromAnotherProcessThenResume(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", smallManifests())
 	p := r.plan(t)

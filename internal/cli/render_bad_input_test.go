@@ -27,6 +27,7 @@ func buildWith(body string) string {
 }
 
 func TestRenderRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	web := "\ta.Deployment(\"web\", app.Image(ctx.Image(\"web\")), app.Ports(80))\n"
 	tests := []struct {
 		name  string

@@ -16,6 +16,7 @@ var examples = []string{"hello", "shop", "mixed"}
 var exampleEnvironments = map[string][]string{"shop": {"dev", "staging", "prod"}}
 
 func TestRenderExamplesIsByteIdentical(t *testing.T) {
+	t.Parallel()
 	for _, ex := range examples {
 		t.Run(ex, func(t *testing.T) {
 			buildExample(t, ex)

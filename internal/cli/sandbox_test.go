@@ -79,6 +79,7 @@ func TestSandboxStatusJSONOfRunningSandbox(t *testing.T) {
 // The sandbox that `piceli sandbox up` starts lists its agent, running,
 // with its pid, and the agent runs from the piceli binary.
 func TestSandboxStatusListsTheAgent(t *testing.T) {
+	t.Parallel()
 	sb := appsSandbox(t)
 	r := run(t, "sandbox", "status", "--name", sb.Name, "--dir", sb.Dir, "-o", "json")
 	var st sandbox.Status

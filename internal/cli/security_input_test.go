@@ -75,6 +75,7 @@ func TestSecurityRenderOutStaysInItsDirectory(t *testing.T) {
 // the name, and a Go composition that declares it (as the module did) is
 // refused by render before anything is written.
 func TestSecurityImportedModuleStaysInItsDirectory(t *testing.T) {
+	t.Parallel()
 	base := lowerTempDir(t)
 	out := filepath.Join(base, "rendered")
 	check := victim(t, base, out)
@@ -147,6 +148,7 @@ func TestSecurityImportNamesNeverBecomeCode(t *testing.T) {
 // module, failed with a raw "file name too long". Its file name is now cut
 // to fit, and the module renders the object as it was.
 func TestSecurityImportOfALongName(t *testing.T) {
+	t.Parallel()
 	label := strings.Repeat("a", 63)
 	name := strings.Join([]string{label, label, label, label[:61]}, ".")
 	ns := strings.Repeat("n", 63)

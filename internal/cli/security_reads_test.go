@@ -23,6 +23,7 @@ type hostileInput func(t *testing.T, dir string) []string
 // in practice it is refused at once, saying the file is not a regular
 // file, before the signal.
 func TestSecurityHostileReadsEndPromptly(t *testing.T) {
+	// Not parallel: it times the binary's start (0.5 s) and end (2 s).
 	tests := []struct {
 		name  string
 		input hostileInput

@@ -63,6 +63,7 @@ func encodingLeaks(text, value string) []string {
 // hole 7). Every such encoding is now taken out before the excerpt is
 // kept.
 func TestSecurityRedactionCoversEncodings(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	checks := strings.Join([]string{`[[checks]]`, `name = "chatty job"`, `job = { image = "example.invalid/tool:1", command = ["/print-it"] }`, ``}, "\n")
 	r := newSecretRelease(t, sb, checks, []secretKey{{key: "gen", source: `app.Generated("gen", 40)`}}, goComposition{})

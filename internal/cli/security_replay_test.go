@@ -56,6 +56,7 @@ func generation(t *testing.T, r *testRelease, a *attacker) int64 {
 // logged, and the next push numbers past every generation seen. State
 // deleted outright is refused the same way until acknowledged with 0.
 func TestSecurityReplayedStateIsRefused(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, sharedState, map[string]string{"cfg.yaml": configMapYAML("cfg", "mode", "one")})
 	intruder := newAttacker(t, sb, r.ns, "none")
@@ -117,6 +118,7 @@ func deleteState(t *testing.T, r *testRelease) {
 // that was interrupted among its writes, resumes that later run, not its
 // own older one, and finishes it with every step applied once.
 func TestSecurityLatestRunAcrossMachines(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	a := newRelease(t, sb, sharedState, smallManifests())

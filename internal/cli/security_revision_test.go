@@ -25,6 +25,7 @@ import (
 // without the digest key makes it (the seal fails) and as one holding it
 // (re-sealed: the revision no longer matches its sealed plan).
 func TestSecurityForgedLocalRevisionIsNotApplied(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	for _, tt := range []struct {
 		name     string

@@ -53,6 +53,7 @@ func (r *testRelease) gate(t *testing.T, open bool) {
 // everything. Without the signature check the automatic rollback applies
 // the binding (checked by making Cluster.verify accept any snapshot).
 func TestSecurityForgedSharedStateIsRefused(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, sharedState+gatedRollback, map[string]string{"cfg.yaml": configMapYAML("cfg", "mode", "one")})
 	crb := "piceli-test-intruder-" + r.ns

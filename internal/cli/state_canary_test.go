@@ -21,7 +21,8 @@ import (
 // (only its decryption) holds them in any form. The state Secrets do hold
 // them, so the sweep is looking where the values are.
 func TestSharedStateCanariesStayInSecrets(t *testing.T) {
-	t.Parallel()
+	// Not parallel: --verbose points client-go's process-wide klog at this
+	// run's stderr, and any other test's run points it away again (see run).
 	sb := sandboxtest.Cluster(t)
 	r := newSecretRelease(t, sb, sharedState, []secretKey{
 		{key: "gen", source: `app.Generated("gen", 40)`},

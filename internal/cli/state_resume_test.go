@@ -19,6 +19,7 @@ import (
 // resumed journal holds the first machine's records), and both machines
 // then list the same revision.
 func TestSharedStateResumeOnAnotherMachine(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	for _, armed := range []string{
@@ -80,6 +81,7 @@ func runHistory(t *testing.T, r *testRelease) string {
 // pulling the shared state does not take the cache's latest run back to
 // the first one.
 func TestSharedStateResumeBeforeTheFirstPush(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	r := newRelease(t, sb, sharedState, smallManifests())
@@ -107,6 +109,7 @@ func TestSharedStateResumeBeforeTheFirstPush(t *testing.T) {
 // run stops after its in-flight writes, ending "stopped"; the second then
 // resumes it to the end, every step applied once.
 func TestSharedStateStopFromAnotherMachine(t *testing.T) {
+	t.Parallel()
 	sb := sandboxtest.Cluster(t)
 	piceliBinary(t)
 	a := newRelease(t, sb, sharedState, smallManifests())

@@ -24,6 +24,7 @@ import (
 // is normalised. Status reads one LIST per kind and namespace, never a GET
 // per object.
 func TestStatusReportsTheShopReady(t *testing.T) {
+	// Not parallel: it reads --verbose's request log (see run).
 	sb := sandboxtest.Cluster(t)
 	r := shopRelease(t, sb)
 	persistentVolumeFor(t, sb, r.ns, "data-db-0", "5Gi")
