@@ -39,6 +39,10 @@ func main() {
 		os.Exit(2)
 	}
 	o.QPS = float32(*qps)
+	if o.QPS < 0 || o.Burst < 0 {
+		fmt.Fprintf(os.Stderr, "piceli-controller: --kube-api-qps %v and --kube-api-burst %d must not be negative\n", *qps, o.Burst)
+		os.Exit(2)
+	}
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "piceli-controller: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
