@@ -67,8 +67,10 @@ func TestApplyShopEndToEnd(t *testing.T) {
 		if string(live.GetUID()) != ss.UID {
 			t.Errorf("%s has UID %s, the journal recorded %s", s.Ref, live.GetUID(), ss.UID)
 		}
-		if s.Ref.Kind == "Deployment" && !available(live) {
-			t.Errorf("%s is not Available: %v", s.Ref, live.Object["status"])
+		if s.Ref.Kind == "Deployment" {
+			if live, ok, err := r.settle(t, s, autoscaledSettle, available); err == nil && !ok {
+				t.Errorf("%s is not Available: %v", s.Ref, live.Object["status"])
+			}
 		}
 	}
 }

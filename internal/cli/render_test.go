@@ -114,6 +114,7 @@ func TestRenderOutDir(t *testing.T) {
 // object comes out, in the documented order (stage, then group, kind,
 // namespace and name), whatever its source.
 func TestRenderMixedKeepsEverySourceInStageOrder(t *testing.T) {
+	buildExample(t, "mixed")
 	res := run(t, "render", "--spec", filepath.Join(repoRoot(t), "examples", "mixed", "release.toml"))
 	if res.code != 0 {
 		t.Fatalf("render mixed: exit %d: %s", res.code, res.stderr)

@@ -108,19 +108,68 @@ func stopAppsSandbox() error {
 }
 
 // assertAllCurrent checks that every object p declares is ready by
-// Piceli's rules (readiness.Compute) on the cluster.
+// Piceli's rules (readiness.Compute) on the cluster. A workload that a
+// HorizontalPodAutoscaler of p scales may be resized after apply finished
+// (the autoscaler, applied in a later stage, raises it to its minimum on
+// its own schedule), so it gets a bounded while to settle again.
 func (r *testRelease) assertAllCurrent(t *testing.T, p *plan.Plan) {
 	t.Helper()
+	scaled := autoscaledBy(p)
 	for _, s := range p.Steps {
-		live, err := r.get(t, s)
+		wait := time.Duration(0)
+		if scaled[s.Ref.Kind+"/"+s.Ref.Name] {
+			wait = autoscaledSettle
+		}
+		live, res, err := r.settle(t, s, wait, func(live *unstructured.Unstructured) bool {
+			return readiness.Compute(live).Status == readiness.Current
+		})
 		if err != nil {
 			t.Errorf("get %s: %v", s.Ref, err)
 			continue
 		}
-		if res := readiness.Compute(live); res.Status != readiness.Current {
-			t.Errorf("%s is %s (%s), not current", s.Ref, res.Status, res.Message)
+		if !res {
+			got := readiness.Compute(live)
+			t.Errorf("%s is %s (%s), not current", s.Ref, got.Status, got.Message)
 		}
 	}
+}
+
+// autoscaledSettle bounds the wait for a workload an autoscaler resized.
+const autoscaledSettle = 90 * time.Second
+
+// settle reads s until ok holds or wait has passed, and returns the last
+// object read and whether ok held.
+func (r *testRelease) settle(t *testing.T, s plan.Step, wait time.Duration, ok func(*unstructured.Unstructured) bool) (*unstructured.Unstructured, bool, error) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		live, err := r.get(t, s)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok(live) {
+			return live, true, nil
+		}
+		if time.Now().After(deadline) {
+			return live, false, nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// autoscaledBy returns "Kind/name" of each workload a
+// HorizontalPodAutoscaler in p scales.
+func autoscaledBy(p *plan.Plan) map[string]bool {
+	scaled := map[string]bool{}
+	for _, s := range p.Steps {
+		if s.Ref.Kind != "HorizontalPodAutoscaler" {
+			continue
+		}
+		kind, _, _ := unstructured.NestedString(s.Manifest, "spec", "scaleTargetRef", "kind")
+		name, _, _ := unstructured.NestedString(s.Manifest, "spec", "scaleTargetRef", "name")
+		scaled[kind+"/"+name] = true
+	}
+	return scaled
 }
 
 // diffExitCode runs `release diff --exit-code` and wants exit 0: nothing
