@@ -18,6 +18,11 @@ import (
 // gone, nodes never Ready). Up holds a machine-wide lock from kwokctl's
 // start until every component listens, and starts again when a component
 // still lost its port (to a process that does not take the lock).
+//
+// On a loaded machine the API server may also take longer to finish its
+// bootstrap (RBAC roles, priority levels) than kube-controller-manager
+// waits for it (20 s), and the controller manager exits. That too is
+// started again.
 const (
 	createAttempts = 3
 	settleTimeout  = 30 * time.Second
@@ -30,12 +35,22 @@ var portLockPath = filepath.Join(os.TempDir(), "piceli-sandbox-ports.lock")
 // errPortLost marks a component that exited because its port was taken.
 var errPortLost = errors.New("lost its port to another process")
 
+// errAPIServerSlow marks a component that exited because the API server
+// was not yet healthy when it gave up waiting.
+var errAPIServerSlow = errors.New("gave up waiting for the API server to become healthy")
+
+// startAgain reports a start failure that another start may not repeat.
+func startAgain(err error) bool {
+	return errors.Is(err, errPortLost) || errors.Is(err, errAPIServerSlow)
+}
+
 // createSettled creates the cluster (see create) and returns once each of
-// its components listens, starting again when one lost its port.
+// its components listens, starting again when one lost its port or gave up
+// on a slow API server.
 func (s *Sandbox) createSettled(ctx context.Context) error {
 	for attempt := 1; ; attempt++ {
 		err := s.createLocked(ctx)
-		if !errors.Is(err, errPortLost) || attempt == createAttempts {
+		if !startAgain(err) || attempt == createAttempts {
 			return err
 		}
 		stepf(s.opts.Progress, "%v; starting sandbox %q again", err, s.layout.Name)
@@ -138,6 +153,9 @@ func (s *Sandbox) exitedAtStart(component string) error {
 	tail := lastLines(string(data), 5)
 	if strings.Contains(tail, "address already in use") {
 		return fmt.Errorf("%s %w", component, errPortLost)
+	}
+	if strings.Contains(tail, "failed to wait for apiserver being healthy") {
+		return fmt.Errorf("%s %w", component, errAPIServerSlow)
 	}
 	return fmt.Errorf("%s exited while starting:\n%s\n(full log: %s)", component, tail, path)
 }

@@ -20,12 +20,16 @@ func TestExitedAtStartNamesTheCause(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(logs, "kube-scheduler.log"), []byte(`E1201 run.go:72] "command failed" err="failed to listen on 127.0.0.1:32750: listen tcp 127.0.0.1:32750: bind: address already in use"`+"\n"), 0o644)
 	os.WriteFile(filepath.Join(logs, "etcd.log"), []byte("panic: data directory is corrupt\n"), 0o644)
+	os.WriteFile(filepath.Join(logs, "kube-controller-manager.log"), []byte(`E1203 run.go:72] "command failed" err="failed to wait for apiserver being healthy: timed out waiting for the condition: failed to get apiserver /healthz status"`+"\n"), 0o644)
 
 	if err := s.exitedAtStart("kube-scheduler"); !errors.Is(err, errPortLost) || !strings.Contains(err.Error(), "kube-scheduler") {
 		t.Errorf("exitedAtStart(port taken) = %v; want errPortLost naming kube-scheduler", err)
 	}
+	if err := s.exitedAtStart("kube-controller-manager"); !errors.Is(err, errAPIServerSlow) || !startAgain(err) || !strings.Contains(err.Error(), "kube-controller-manager") {
+		t.Errorf("exitedAtStart(API server slow) = %v; want errAPIServerSlow naming kube-controller-manager", err)
+	}
 	err := s.exitedAtStart("etcd")
-	if errors.Is(err, errPortLost) || err == nil || !strings.Contains(err.Error(), "data directory is corrupt") {
+	if startAgain(err) || err == nil || !strings.Contains(err.Error(), "data directory is corrupt") {
 		t.Errorf("exitedAtStart(other cause) = %v; want the log, not errPortLost", err)
 	}
 }
