@@ -12,13 +12,14 @@ import (
 // records is what a plan needs from the state directory.
 type records struct {
 	// previous are the objects of the latest revision, whose kinds and
-	// namespaces prune lists.
+	// namespaces prune lists (without manifests).
 	previous []history.Object
 	// owned are the UIDs the release owns: planner.Owned of the latest
 	// revision's plan and every run's journal.
 	owned map[string]bool
 	// settled is what the latest revision's run left each object as
-	// (planner.SettledBy), and applied that revision's plan.
+	// (planner.SettledBy), and applied that revision's plan (its steps,
+	// without manifests: planner.LoadSteps).
 	settled map[object.Ref]planner.Settled
 	applied *plan.Plan
 }
@@ -27,7 +28,7 @@ type records struct {
 // be read owns nothing and settles nothing: prune then keeps, and lists,
 // the objects only it names, and plans dry-run the objects only it left.
 func readRecords(stateDir string) (records, error) {
-	rev, err := history.Latest(stateDir)
+	rev, err := history.LatestWithoutManifests(stateDir)
 	if err != nil {
 		return records{}, err
 	}
@@ -48,7 +49,7 @@ func readRecords(stateDir string) (records, error) {
 	var rs records
 	if rev != nil {
 		rs.previous = rev.Objects
-		rs.applied, _, _ = planner.Load(stateDir, rev.Plan) // nil when unreadable
+		rs.applied, _, _ = planner.LoadSteps(stateDir, rev.Plan) // nil when unreadable; no manifests
 	}
 	rs.owned = planner.Owned(rs.applied, journals...)
 	rs.settled = planner.SettledBy(rs.applied, last)

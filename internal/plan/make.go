@@ -34,7 +34,8 @@ type Input struct {
 	// kept.
 	Prune bool
 	// Previous are the objects of the release's latest revision: prune
-	// lists their kinds and namespaces as well as the composition's.
+	// lists their kinds and namespaces as well as the composition's. Only
+	// their Ref, APIVersion and Resource are read.
 	Previous []history.Object
 	// Owned holds the UIDs of the objects the release's records say it
 	// created or wrote (Owned); prune deletes no other object.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pynenc/piceli/internal/graph"
+	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/statedir"
 )
 
@@ -212,5 +215,83 @@ func TestAFileSealStandsOnlyForTheFileSaveWrote(t *testing.T) {
 	}
 	if _, err := os.Stat(sealPath); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("file seal after Remove: %v; want it gone", err)
+	}
+}
+
+// LoadSteps gives a stored plan's steps, everything but their manifests,
+// whether the file carries this machine's seal or takes the full check;
+// an edited file is refused either way.
+func TestLoadStepsIsLoadWithoutManifests(t *testing.T) {
+	dir := keyedDir(t)
+	hash, err := Save(dir, samplePlan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := Load(dir, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.Steps {
+		want.Steps[i].Manifest = nil
+	}
+	check := func(how string) {
+		t.Helper()
+		got, full, err := LoadSteps(dir, ShortHash(hash))
+		if err != nil || full != hash {
+			t.Fatalf("LoadSteps (%s) = %s, %v; want plan %s", how, full, err, hash)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("LoadSteps (%s) differs from Load without manifests (-want +got):\n%s", how, d)
+		}
+	}
+	check("sealed file")
+	if err := os.Remove(fileSealPath(dir, hash)); err != nil {
+		t.Fatal(err)
+	}
+	check("no file seal: full check")
+
+	data, _ := os.ReadFile(file(dir, hash))
+	os.WriteFile(file(dir, hash), bytes.Replace(data, []byte("spec.replicas"), []byte("spec.replicaz"), 1), 0o600)
+	if _, _, err := LoadSteps(dir, hash); err == nil {
+		t.Error("LoadSteps of an edited plan without a file seal = nil error; want it refused")
+	}
+	if s, _ := newSealer(testKey); s.storeFileSeal(dir, hash, data) != nil {
+		t.Fatal("store file seal")
+	}
+	if _, _, err := LoadSteps(dir, hash); err == nil {
+		t.Error("LoadSteps of an edited plan under the old file's seal = nil error; want it refused")
+	}
+}
+
+// A large sealed plan, its manifests decoded on every core, loads exactly
+// as the full check decodes it, each manifest with its own step.
+func TestALargeSealedPlanLoadsAsTheFullCheckDoes(t *testing.T) {
+	dir := keyedDir(t)
+	p := samplePlan()
+	p.Steps, p.Waves = nil, []graph.Wave{{Stage: graph.StageConfig}}
+	for i := range 300 {
+		m := map[string]any{"kind": "ConfigMap", "metadata": map[string]any{"name": fmt.Sprintf("cm-%d", i)}, "data": map[string]any{"n": float64(i)}}
+		p.Steps = append(p.Steps, Step{Ref: object.Ref{Kind: "ConfigMap", Namespace: "shop", Name: fmt.Sprintf("cm-%d", i)}, APIVersion: "v1", Resource: "configmaps",
+			Stage: graph.StageConfig, Action: Create, Observed: Observed{Absent: true}, Manifest: m, Desired: Digester{Key: testKey}.Of(m)})
+		p.Waves[0].Nodes = append(p.Waves[0].Nodes, i)
+	}
+	hash, err := Save(dir, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file(dir, hash))
+	full, ms, err := decode(data, hash)
+	if err == nil {
+		err = unseal(dir, full, ms)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, _, err := Load(dir, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(full, fast); d != "" {
+		t.Errorf("Load through the file seal differs from a full check (-full +fast):\n%s", d)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/atomicfile"
 	"github.com/pynenc/piceli/internal/digest"
+	"github.com/pynenc/piceli/internal/parallel"
 	"github.com/pynenc/piceli/internal/statedir"
 )
 
@@ -147,11 +148,11 @@ func Load(stateDir, hash string) (*Plan, string, error) {
 		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
 	}
 	if sealedFile(stateDir, full, data) {
-		var p Plan
-		if err := json.Unmarshal(data, &p); err != nil {
+		p, err := decodeSealed(data)
+		if err != nil {
 			return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
 		}
-		return &p, full, nil
+		return p, full, nil
 	}
 	p, ms, err := decode(data, full)
 	if err == nil {
@@ -162,6 +163,84 @@ func Load(stateDir, hash string) (*Plan, string, error) {
 	}
 	return p, full, nil
 }
+
+// decodeSealed decodes a plan file whose seal matched: as json.Unmarshal
+// would, but with the steps' manifests, most of a large plan, decoded on
+// every core.
+func decodeSealed(data []byte) (*Plan, error) {
+	var lean struct {
+		Plan
+		Steps []struct {
+			Step
+			Manifest json.RawMessage `json:"manifest"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(data, &lean); err != nil {
+		return nil, err
+	}
+	p := lean.Plan
+	p.Steps = make([]Step, len(lean.Steps))
+	errs := make([]error, len(lean.Steps))
+	parallel.Each(len(lean.Steps), 64, func(i int) {
+		p.Steps[i] = lean.Steps[i].Step
+		if raw := lean.Steps[i].Manifest; raw != nil {
+			errs[i] = json.Unmarshal(raw, &p.Steps[i].Manifest)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// LoadSteps is Load for a caller that reads a plan's steps but none of
+// their manifests (a release's records: what it owns and left settled).
+// Every Step.Manifest of the plan it returns is nil. A file this machine
+// sealed when it saved it (see Save) is decoded without building its
+// manifests, which is most of a large plan's decoding; any other file takes
+// Load's full check first.
+func LoadSteps(stateDir, hash string) (*Plan, string, error) {
+	full, err := resolve(stateDir, hash)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := os.ReadFile(file(stateDir, full))
+	if err != nil {
+		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+	}
+	if !sealedFile(stateDir, full, data) {
+		p, full, err := Load(stateDir, full)
+		if err != nil {
+			return nil, "", err
+		}
+		for i := range p.Steps {
+			p.Steps[i].Manifest = nil
+		}
+		return p, full, nil
+	}
+	var lean struct {
+		Plan
+		Steps []struct {
+			Step
+			Manifest skipped `json:"manifest"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(data, &lean); err != nil {
+		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+	}
+	p := lean.Plan
+	p.Steps = make([]Step, len(lean.Steps))
+	for i, s := range lean.Steps {
+		p.Steps[i] = s.Step
+	}
+	return &p, full, nil
+}
+
+// skipped is a JSON value decoding skips: encoding/json only scans it.
+type skipped struct{}
+
+// UnmarshalJSON ignores the value.
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 // decode decodes a stored plan's bytes, checking them against its hash
 // full, and returns it with its manifests encoded (manifestsOf).
