@@ -18,6 +18,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/inputfile"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/parallel"
 )
 
 // MaxFileSize bounds one manifest file; larger files are refused rather than
@@ -124,16 +125,24 @@ func readBounded(path string) ([]byte, error) {
 // "---") or a JSON document. name is used in origins and errors. Empty
 // documents are skipped; List kinds are expanded into their items.
 func Decode(name string, data []byte) ([]object.Declared, error) {
+	chunks := splitDocuments(data)
+	decoded := make([][]object.Declared, len(chunks))
+	errs := make([]error, len(chunks))
+	parallel.Each(len(chunks), parallelFrom, func(i int) { decoded[i], errs[i] = decodeDocument(name, chunks[i]) })
 	var docs []object.Declared
-	for _, c := range splitDocuments(data) {
-		d, err := decodeDocument(name, c)
-		if err != nil {
-			return nil, err
+	for i := range chunks {
+		if errs[i] != nil {
+			return nil, errs[i] // the first bad document in the file
 		}
-		docs = append(docs, d...)
+		docs = append(docs, decoded[i]...)
 	}
 	return docs, nil
 }
+
+// parallelFrom is the number of documents from which a file's documents
+// are decoded on every core: a release of a thousand objects in one file
+// spends most of its reading there.
+const parallelFrom = 32
 
 // chunk is one YAML document and the line of the file it starts on.
 type chunk struct {

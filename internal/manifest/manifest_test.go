@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,5 +151,34 @@ func TestReadRefusals(t *testing.T) {
 	}
 	if _, err := ReadFile(big); err == nil || !strings.Contains(err.Error(), "big.yaml: file is larger") {
 		t.Errorf("ReadFile(huge) error = %v, want a size refusal naming the file", err)
+	}
+}
+
+// A file of many documents, decoded on every core, keeps its order, and a
+// bad document is reported as the first one in the file, whichever core
+// reached it first.
+func TestDecodeManyDocumentsKeepsOrderAndTheFirstError(t *testing.T) {
+	var b strings.Builder
+	n := 4 * parallelFrom
+	for i := range n {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n", i)
+	}
+	docs, err := Decode("many.yaml", []byte(b.String()))
+	if err != nil || len(docs) != n {
+		t.Fatalf("Decode = %d documents, %v; want %d", len(docs), err, n)
+	}
+	for i, d := range docs {
+		if want := fmt.Sprintf("cm-%d", i); d.Object.GetName() != want {
+			t.Fatalf("document %d is %s; want %s", i, d.Object.GetName(), want)
+		}
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	bad := func(doc int) { lines[doc*5+4] = "  name: [unclosed\n" } // its name line
+	bad(3 * parallelFrom)
+	bad(parallelFrom + 1)
+	_, err = Decode("many.yaml", []byte(strings.Join(lines, "")))
+	var e *Error
+	if !errors.As(err, &e) || e.Line != (parallelFrom+1)*5+5 {
+		t.Fatalf("Decode with documents %d and %d bad = %v; want an Error at line %d (the first)", parallelFrom+1, 3*parallelFrom, err, (parallelFrom+1)*5+5)
 	}
 }
