@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/pynenc/piceli/internal/parallel"
 )
 
 // CorruptError reports damage a crash cannot explain: the frame at Offset
@@ -54,25 +56,53 @@ func Read(path string) ([]Record, *Tail, error) {
 
 // parse decodes a whole journal file: the records before any problem, and
 // either the torn tail or the corruption found. It never modifies data.
+// Frames are checked in order; their records, most of the work in a long
+// journal, are decoded on every core, and the first that does not decode
+// is the corruption, as if read in order.
 func parse(data []byte) ([]Record, *Tail, *CorruptError) {
 	if f := checkMagic(data); f != nil {
 		tail, cerr := classify(f, 0, len(data))
 		return nil, tail, cerr
 	}
-	var recs []Record
-	for off := len(magic); off < len(data); {
-		rec, size, f := decodeFrame(data[off:])
-		if f != nil {
-			tail, cerr := classify(f, off, len(data))
-			if cerr != nil {
-				return nil, nil, cerr
-			}
-			return recs, tail, nil
+	frames, stop, stopAt := readFrames(data)
+	recs := make([]Record, len(frames))
+	errs := make([]error, len(frames))
+	parallel.Each(len(frames), 256, func(i int) { errs[i] = json.Unmarshal(frames[i].payload, &recs[i]) })
+	for i, err := range errs {
+		if err != nil {
+			_, cerr := classify(corrupt("undecodable record: %v", err), frames[i].off, len(data))
+			return nil, nil, cerr
 		}
-		recs = append(recs, rec)
+	}
+	if stop == nil {
+		return recs, nil, nil
+	}
+	tail, cerr := classify(stop, stopAt, len(data))
+	if cerr != nil {
+		return nil, nil, cerr
+	}
+	return recs, tail, nil
+}
+
+// frame is one frame's payload and its offset in the file.
+type frame struct {
+	off     int
+	payload []byte
+}
+
+// readFrames reads data's frames after the magic, up to the first fault,
+// which it returns with its offset.
+func readFrames(data []byte) ([]frame, *fault, int) {
+	var frames []frame
+	for off := len(magic); off < len(data); {
+		payload, size, f := readFrame(data[off:])
+		if f != nil {
+			return frames, f, off
+		}
+		frames = append(frames, frame{off: off, payload: payload})
 		off += size
 	}
-	return recs, nil, nil
+	return frames, nil, 0
 }
 
 // classify turns a fault at off in a file of size end into a torn tail or

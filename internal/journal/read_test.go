@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -202,4 +203,37 @@ func flipBit(data []byte, i, bit int) []byte {
 func header(n uint32) []byte {
 	h := binary.LittleEndian.AppendUint32(nil, n)
 	return binary.LittleEndian.AppendUint32(h, checksum(h))
+}
+
+// A long journal, its records decoded on every core, reads as it was
+// written, and of two undecodable records the first is the corruption.
+func TestALongJournalReadsInOrderAndNamesTheFirstBadRecord(t *testing.T) {
+	data := append([]byte(nil), magic...)
+	for i := range 1000 {
+		payload, _ := json.Marshal(Record{Type: Intent, Time: t0, Seq: int64(i + 1), Step: i, Action: "create", Ref: web})
+		data = appendFrame(data, payload)
+	}
+	recs, tail, err := Read(writeBytes(t, data))
+	if err != nil || tail != nil || len(recs) != 1000 {
+		t.Fatalf("Read = %d records, tail %v, %v; want 1000", len(recs), tail, err)
+	}
+	for i, r := range recs {
+		if r.Step != i || r.Seq != int64(i+1) {
+			t.Fatalf("record %d is step %d, seq %d; want step %d", i, r.Step, r.Seq, i)
+		}
+	}
+
+	bad := append([]byte(nil), magic...)
+	var first int64
+	for i := range 1000 {
+		payload, _ := json.Marshal(Record{Type: Intent, Time: t0, Seq: int64(i + 1), Step: i})
+		if i == 400 || i == 900 {
+			payload = []byte("{nope")
+		}
+		if i == 400 {
+			first = int64(len(bad))
+		}
+		bad = appendFrame(bad, payload)
+	}
+	checkCorrupt(t, writeBytes(t, bad), first)
 }
