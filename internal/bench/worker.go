@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pynenc/piceli/internal/gctune"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/plan"
 	"github.com/pynenc/piceli/progress"
@@ -52,6 +53,7 @@ type workerResult struct {
 // and prints a workerResult: "[-parallel N] render SPEC", "... plan SPEC",
 // "... apply SPEC HASH".
 func worker(ctx context.Context, args []string, stdout io.Writer, cacheDir string) error {
+	gctune.ForCommand() // as cmd/piceli's main does
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	parallel := fs.Int("parallel", 0, "requests in flight (0: the library's default)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the operation to this file")
