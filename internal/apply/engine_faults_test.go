@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/pynenc/piceli/internal/journal"
+	"github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/readiness"
 )
 
@@ -111,16 +112,17 @@ func checkFailedAtSecondWave(t *testing.T, c *fakeCluster, stateDir, wantErr str
 	}
 }
 
-// TestApplyFailsAWaveThatNeverBecomesReady makes the written ConfigMap b
-// unreadable (404 to every get), so its wave's readiness wait times out:
-// the run fails with b applied but its wave not ready, so a resume waits
-// for it again without writing it again.
+// TestApplyFailsAWaveThatNeverBecomesReady makes the written LoadBalancer
+// Service b (waited for until it has an address) unreadable (404 to every
+// get), so its wave's readiness wait times out: the run fails with b
+// applied but its wave not ready, so a resume waits for it again without
+// writing it again.
 func TestApplyFailsAWaveThatNeverBecomesReady(t *testing.T) {
 	c := newFakeCluster()
 	c.failOn("get", "b", apierrors.NewNotFound(configMapsKind, "b"))
 	e := newEngine(t, c, Options{ReadyTimeout: 200 * time.Millisecond})
 
-	res, err := e.Apply(t.Context(), "run-1", creates(t, "a", "b", "c"))
+	res, err := e.Apply(t.Context(), "run-1", createsWithLoadBalancer(t, "a", "b", "c"))
 	if !errors.Is(err, readiness.ErrTimeout) || !strings.Contains(err.Error(), "/shop/b in-progress: not found") || res.Status != journal.StatusFailed {
 		t.Fatalf("Apply() = %+v, %v; want failed on a readiness timeout naming b", res, err)
 	}
@@ -145,17 +147,50 @@ func TestApplyFailsAWaveThatNeverBecomesReady(t *testing.T) {
 // TestApplyNamesAnUnreadyObjectAsThePlanDoes checks a readiness failure
 // spells the object it waited for as plans, journals and events do,
 // Kind/namespace/name, even when it was never read.
-//
-// It fails today: the engine's readiness targets (ready.go, readyTargets)
-// leave readiness.Target.Kind empty, so an object the wait never read is
-// named by its resource, "configmaps/shop/b".
 func TestApplyNamesAnUnreadyObjectAsThePlanDoes(t *testing.T) {
 	c := newFakeCluster()
 	c.failOn("get", "b", apierrors.NewNotFound(configMapsKind, "b"))
 	e := newEngine(t, c, Options{ReadyTimeout: 200 * time.Millisecond})
 
-	_, err := e.Apply(t.Context(), "run-1", creates(t, "a", "b"))
-	if err == nil || !strings.Contains(err.Error(), "\n  ConfigMap/shop/b ") {
-		t.Errorf("Apply() = %v, want it to name ConfigMap/shop/b", err)
+	_, err := e.Apply(t.Context(), "run-1", createsWithLoadBalancer(t, "a", "b"))
+	if err == nil || !strings.Contains(err.Error(), "\n  Service/shop/b ") {
+		t.Errorf("Apply() = %v, want it to name Service/shop/b", err)
+	}
+}
+
+// createsWithLoadBalancer is creates, with b a LoadBalancer Service: its
+// readiness waits for an address, so its wave reads it after the write.
+func createsWithLoadBalancer(t *testing.T, names ...string) Input {
+	t.Helper()
+	waves := make([][]plan.Step, len(names))
+	for i, n := range names {
+		u := configMap(n, n+"-1")
+		if n == "b" {
+			u = loadBalancer(n)
+		}
+		waves[i] = []plan.Step{createStep(u)}
+	}
+	return inputOf(t, waves...)
+}
+
+// A wave of objects whose write settles their readiness (ConfigMaps here)
+// is not read again to wait for them; one that is not settled (a
+// LoadBalancer Service without an address) is read until it is ready.
+func TestAWaveReadsAgainOnlyWhatItsWritesLeftUnready(t *testing.T) {
+	c := newFakeCluster()
+	e := newEngine(t, c, Options{ReadyTimeout: 200 * time.Millisecond})
+	if _, err := e.Apply(t.Context(), "run-1", creates(t, "a", "c")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "c"} {
+		if gets := c.sent("get", name); len(gets) != 0 {
+			t.Errorf("%d gets of ConfigMap %s after its write; want none", len(gets), name)
+		}
+	}
+	c = newFakeCluster()
+	e = newEngine(t, c, Options{ReadyTimeout: 200 * time.Millisecond})
+	_, err := e.Apply(t.Context(), "run-1", createsWithLoadBalancer(t, "b"))
+	if !errors.Is(err, readiness.ErrTimeout) || len(c.sent("get", "b")) == 0 {
+		t.Errorf("Apply(a LoadBalancer without an address) = %v after %d gets; want a readiness timeout after reading it", err, len(c.sent("get", "b")))
 	}
 }

@@ -74,14 +74,15 @@ func withSkipHints(err error) error {
 
 // readyTargets lists what a wave waits for, with the object reference of
 // each target. While the run has written nothing, objects the approval
-// check found ready (Input.Current) are not waited for again.
+// check found ready (Input.Current) are not waited for again; nor is an
+// object whose write answered it ready for good (written.Ready).
 func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Target]object.Ref, bool) {
 	var out []readiness.Target
 	refs := map[readiness.Target]object.Ref{}
 	crds := false
 	for _, i := range nodes {
 		s := r.in.Plan.Steps[i]
-		if s.Action == plan.Delete || s.NoWait != "" || (!r.wrote && r.in.Current[s.Ref]) {
+		if s.Action == plan.Delete || s.NoWait != "" || (!r.wrote && r.in.Current[s.Ref]) || r.readyOnWrite(i) {
 			continue
 		}
 		gv, _ := schema.ParseGroupVersion(s.APIVersion)
@@ -90,6 +91,14 @@ func (r *runner) readyTargets(nodes []int) ([]readiness.Target, map[readiness.Ta
 		crds = crds || s.Ref.Kind == "CustomResourceDefinition"
 	}
 	return out, refs, crds
+}
+
+// readyOnWrite reports whether step i's write this session answered it
+// ready for good.
+func (r *runner) readyOnWrite(i int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.written[i].Ready
 }
 
 // skipWaits says, for each step of wave n that the plan does not wait for,
