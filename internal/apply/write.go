@@ -66,13 +66,13 @@ type written struct {
 // their status, so the object the server returns is as ready as it will
 // ever be. Every other kind is read again after its wave's writes.
 var readyOnWrite = map[string]bool{
-	"ConfigMap":                                    true,
-	"Secret":                                       true,
-	"ServiceAccount":                               true,
-	"Service":                                      true, // a LoadBalancer one computes in progress until it has an address
-	"rbac.authorization.k8s.io/Role":               true,
-	"rbac.authorization.k8s.io/RoleBinding":        true,
-	"rbac.authorization.k8s.io/ClusterRole":        true,
+	"ConfigMap":                             true,
+	"Secret":                                true,
+	"ServiceAccount":                        true,
+	"Service":                               true, // a LoadBalancer one computes in progress until it has an address
+	"rbac.authorization.k8s.io/Role":        true,
+	"rbac.authorization.k8s.io/RoleBinding": true,
+	"rbac.authorization.k8s.io/ClusterRole": true,
 	"rbac.authorization.k8s.io/ClusterRoleBinding": true,
 }
 
