@@ -169,13 +169,7 @@ func TestAFileSealStandsOnlyForTheFileSaveWrote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, ms, err := decode(data, hash)
-	if err == nil {
-		err = unseal(dir, full, ms)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := fullCheck(t, dir, hash)
 	fast, _, err := Load(dir, hash)
 	if err != nil {
 		t.Fatal(err)
@@ -279,14 +273,7 @@ func TestALargeSealedPlanLoadsAsTheFullCheckDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(file(dir, hash))
-	full, ms, err := decode(data, hash)
-	if err == nil {
-		err = unseal(dir, full, ms)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := fullCheck(t, dir, hash)
 	fast, _, err := Load(dir, hash)
 	if err != nil {
 		t.Fatal(err)
@@ -294,4 +281,22 @@ func TestALargeSealedPlanLoadsAsTheFullCheckDoes(t *testing.T) {
 	if d := cmp.Diff(full, fast); d != "" {
 		t.Errorf("Load through the file seal differs from a full check (-full +fast):\n%s", d)
 	}
+}
+
+// fullCheck loads the plan stored under hash as Load does without a file
+// seal: decoded, checked against its hash and against its seal.
+func fullCheck(t *testing.T, dir, hash string) *Plan {
+	t.Helper()
+	data, err := os.ReadFile(file(dir, hash))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ms, err := decode(data, hash)
+	if err == nil {
+		err = unseal(dir, p, ms)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

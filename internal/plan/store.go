@@ -139,16 +139,12 @@ func file(stateDir, hash string) string {
 // or not, is an error naming each step it touched. A plan stored without a
 // seal (by an older Piceli) is refused too: plan again.
 func Load(stateDir, hash string) (*Plan, string, error) {
-	full, err := resolve(stateDir, hash)
+	full, data, err := readStored(stateDir, hash)
 	if err != nil {
 		return nil, "", err
 	}
-	data, err := os.ReadFile(file(stateDir, full))
-	if err != nil {
-		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
-	}
 	if sealedFile(stateDir, full, data) {
-		p, err := decodeSealed(data)
+		p, err := decodeSealed(data, true)
 		if err != nil {
 			return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
 		}
@@ -166,8 +162,8 @@ func Load(stateDir, hash string) (*Plan, string, error) {
 
 // decodeSealed decodes a plan file whose seal matched: as json.Unmarshal
 // would, but with the steps' manifests, most of a large plan, decoded on
-// every core.
-func decodeSealed(data []byte) (*Plan, error) {
+// every core, or, without manifests, left out (each Step.Manifest nil).
+func decodeSealed(data []byte, manifests bool) (*Plan, error) {
 	var lean struct {
 		Plan
 		Steps []struct {
@@ -183,7 +179,7 @@ func decodeSealed(data []byte) (*Plan, error) {
 	errs := make([]error, len(lean.Steps))
 	parallel.Each(len(lean.Steps), 64, func(i int) {
 		p.Steps[i] = lean.Steps[i].Step
-		if raw := lean.Steps[i].Manifest; raw != nil {
+		if raw := lean.Steps[i].Manifest; manifests && raw != nil {
 			errs[i] = json.Unmarshal(raw, &p.Steps[i].Manifest)
 		}
 	})
@@ -200,13 +196,9 @@ func decodeSealed(data []byte) (*Plan, error) {
 // manifests, which is most of a large plan's decoding; any other file takes
 // Load's full check first.
 func LoadSteps(stateDir, hash string) (*Plan, string, error) {
-	full, err := resolve(stateDir, hash)
+	full, data, err := readStored(stateDir, hash)
 	if err != nil {
 		return nil, "", err
-	}
-	data, err := os.ReadFile(file(stateDir, full))
-	if err != nil {
-		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
 	}
 	if !sealedFile(stateDir, full, data) {
 		p, full, err := Load(stateDir, full)
@@ -218,29 +210,26 @@ func LoadSteps(stateDir, hash string) (*Plan, string, error) {
 		}
 		return p, full, nil
 	}
-	var lean struct {
-		Plan
-		Steps []struct {
-			Step
-			Manifest skipped `json:"manifest"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal(data, &lean); err != nil {
+	p, err := decodeSealed(data, false)
+	if err != nil {
 		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
 	}
-	p := lean.Plan
-	p.Steps = make([]Step, len(lean.Steps))
-	for i, s := range lean.Steps {
-		p.Steps[i] = s.Step
-	}
-	return &p, full, nil
+	return p, full, nil
 }
 
-// skipped is a JSON value decoding skips: encoding/json only scans it.
-type skipped struct{}
-
-// UnmarshalJSON ignores the value.
-func (*skipped) UnmarshalJSON([]byte) error { return nil }
+// readStored resolves hash (a prefix of at least 12 hex digits) to the
+// plan it names and reads that plan's file.
+func readStored(stateDir, hash string) (string, []byte, error) {
+	full, err := resolve(stateDir, hash)
+	if err != nil {
+		return "", nil, err
+	}
+	data, err := os.ReadFile(file(stateDir, full))
+	if err != nil {
+		return "", nil, fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+	}
+	return full, data, nil
+}
 
 // decode decodes a stored plan's bytes, checking them against its hash
 // full, and returns it with its manifests encoded (manifestsOf).
