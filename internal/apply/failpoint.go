@@ -9,6 +9,11 @@ package apply
 // cannot be made to kill itself.
 const FailpointEnv = "PICELI_TEST_FAILPOINT"
 
+// FailpointPausedMarker starts the line a failpoint armed to pause prints
+// on stderr, followed by its name, when the run reaches it: a test waits
+// for it to know the run is there.
+const FailpointPausedMarker = "piceli-test-failpoint: paused at"
+
 // The named boundaries of a run, in the order a step meets them.
 const (
 	FailAfterRunStarted  = "after-run-started" // the run is journaled, nothing written

@@ -62,6 +62,7 @@ func (f *failpoint) hit(ctx context.Context, name string) {
 	case due && f.pause > 0:
 		// a test holds the run here on purpose, as a slow request would,
 		// and like one it ends when the run is cancelled
+		fmt.Fprintln(os.Stderr, FailpointPausedMarker, name)
 		select {
 		case <-time.After(f.pause):
 		case <-ctx.Done():

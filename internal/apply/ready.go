@@ -21,6 +21,11 @@ import (
 // wait-skipped event. CRDs that became Established make the client forget
 // its discovery cache, so later waves resolve the new kinds.
 func (r *runner) ready(ctx context.Context, n int, nodes []int) error {
+	if ctx.Err() != nil {
+		// a run abandoned mid-wave (a second Ctrl-C) never calls a wave
+		// ready, even one with nothing to read
+		return context.Cause(ctx)
+	}
 	r.skipWaits(n, nodes)
 	targets, refs, crds := r.readyTargets(nodes)
 	if len(targets) == 0 {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -94,7 +93,7 @@ func buildPiceli(t *testing.T, dir string, flags ...string) (string, error) {
 // proc is piceli running as a subprocess.
 type proc struct {
 	cmd  *exec.Cmd
-	out  bytes.Buffer // stdout and stderr together
+	out  syncBuffer // stdout and stderr together
 	done chan struct{}
 }
 
@@ -120,6 +119,23 @@ func startBinary(t *testing.T, path, failpoint string, args ...string) *proc {
 	go func() { p.cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.done })
 	return p
+}
+
+// waitForOutput waits, at most d, until the process has printed want.
+func (p *proc) waitForOutput(t *testing.T, want string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !strings.Contains(p.out.String(), want) {
+		select {
+		case <-p.done:
+			t.Fatalf("piceli ended before printing %q; output:\n%s", want, p.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("piceli did not print %q within %s; output:\n%s", want, d, p.out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // wait waits for the process to end, at most d, and describes how it

@@ -48,15 +48,13 @@ func TestFirstInterruptStopsCleanly(t *testing.T) {
 // the run ends failed rather than cleanly stopped, the locks are released,
 // and resume finishes the plan without writing any step twice.
 func TestSecondInterruptAbandonsInFlightWrites(t *testing.T) {
-	// Not parallel: it gives the first write one second to go out.
 	sb := sandboxtest.Cluster(t)
 	r := newRelease(t, sb, "", smallManifests())
 	p := r.plan(t)
 	// Held for a minute after the first write lands, before its outcome is
 	// journaled: a write in flight that the first Ctrl-C must wait for.
 	proc := startPiceli(t, apply.FailAfterWrite+":1:60s", "release", "apply", "--spec", r.spec, "--approve", p.Hash)
-	r.waitForJournal(t, "an intent", func(st journal.State) bool { return len(st.Steps) > 0 })
-	time.Sleep(time.Second) // let the first write go out and reach the failpoint
+	proc.waitForOutput(t, apply.FailpointPausedMarker+" "+apply.FailAfterWrite, time.Minute)
 
 	proc.cmd.Process.Signal(os.Interrupt)
 	select {
