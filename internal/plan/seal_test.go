@@ -169,14 +169,7 @@ func TestAFileSealStandsOnlyForTheFileSaveWrote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := fullCheck(t, dir, hash)
-	fast, _, err := Load(dir, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(full, fast); d != "" {
-		t.Errorf("Load through the file seal differs from a full check (-full +fast):\n%s", d)
-	}
+	loadsAsTheFullCheck(t, dir, hash)
 
 	other := samplePlan()
 	other.Steps = other.Steps[:1]
@@ -273,14 +266,7 @@ func TestALargeSealedPlanLoadsAsTheFullCheckDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := fullCheck(t, dir, hash)
-	fast, _, err := Load(dir, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(full, fast); d != "" {
-		t.Errorf("Load through the file seal differs from a full check (-full +fast):\n%s", d)
-	}
+	loadsAsTheFullCheck(t, dir, hash)
 }
 
 // fullCheck loads the plan stored under hash as Load does without a file
@@ -299,4 +285,18 @@ func fullCheck(t *testing.T, dir, hash string) *Plan {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// loadsAsTheFullCheck wants Load, through the file seal Save wrote, to give
+// the plan the full check gives.
+func loadsAsTheFullCheck(t *testing.T, dir, hash string) {
+	t.Helper()
+	full := fullCheck(t, dir, hash)
+	fast, _, err := Load(dir, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(full, fast); d != "" {
+		t.Errorf("Load through the file seal differs from a full check (-full +fast):\n%s", d)
+	}
 }
