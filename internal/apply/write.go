@@ -55,37 +55,16 @@ const createOnly = "9223372036854775807"
 type written struct {
 	UID, ResourceVersion string
 	Fields               string // target.touched of what the server returned
-	// Ready says what the server returned is ready for good: an object of
-	// a kind no controller makes ready (readyOnWrite) that readiness
-	// computes current. The wave does not read it again to wait for it.
+	// Ready says what the server returned is ready for good
+	// (readiness.ReadyForGood): the wave does not read it again to wait
+	// for it.
 	Ready bool
-}
-
-// readyOnWrite are the kinds ("group/Kind", "Kind" for the core group)
-// whose readiness is settled by the write itself: no controller writes
-// their status, so the object the server returns is as ready as it will
-// ever be. Every other kind is read again after its wave's writes.
-var readyOnWrite = map[string]bool{
-	"ConfigMap":                             true,
-	"Secret":                                true,
-	"ServiceAccount":                        true,
-	"Service":                               true, // a LoadBalancer one computes in progress until it has an address
-	"rbac.authorization.k8s.io/Role":        true,
-	"rbac.authorization.k8s.io/RoleBinding": true,
-	"rbac.authorization.k8s.io/ClusterRole": true,
-	"rbac.authorization.k8s.io/ClusterRoleBinding": true,
 }
 
 // writtenAs is what a write of t's step left: out, the object the server
 // returned.
 func (t *target) writtenAs(out *unstructured.Unstructured) written {
-	ref := t.step.Ref
-	key := ref.Kind
-	if ref.Group != "" {
-		key = ref.Group + "/" + ref.Kind
-	}
-	ready := readyOnWrite[key] && readiness.Compute(out).Status == readiness.Current
-	return written{UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion(), Fields: t.touched(out), Ready: ready}
+	return written{UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion(), Fields: t.touched(out), Ready: readiness.ReadyForGood(out)}
 }
 
 // target is one step's object on the server.

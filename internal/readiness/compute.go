@@ -54,6 +54,28 @@ func Compute(obj *unstructured.Unstructured) Result {
 	return fromKstatus(obj)
 }
 
+// settledKinds are the kinds ("group/Kind", "Kind" for the core group)
+// no controller makes ready: their readiness is settled by the object
+// itself, as any write of it returns it.
+var settledKinds = map[string]bool{
+	"ConfigMap":                             true,
+	"Secret":                                true,
+	"ServiceAccount":                        true,
+	"Service":                               true, // a LoadBalancer one computes in progress until it has an address
+	"rbac.authorization.k8s.io/Role":        true,
+	"rbac.authorization.k8s.io/RoleBinding": true,
+	"rbac.authorization.k8s.io/ClusterRole": true,
+	"rbac.authorization.k8s.io/ClusterRoleBinding": true,
+}
+
+// ReadyForGood reports whether obj, as a write returned it, is ready and
+// stays so with no controller's help: a kind no controller makes ready
+// (ConfigMap, Secret, ServiceAccount, Service, RBAC roles and bindings)
+// that Compute finds current. Waiting for it would only read it again.
+func ReadyForGood(obj *unstructured.Unstructured) bool {
+	return obj != nil && obj.Object != nil && settledKinds[kindKey(obj)] && Compute(obj).Status == Current
+}
+
 // Deleting says that an object is being deleted and, when finalizers hold
 // it, which: "scheduled for deletion", or "deleting (finalizers: a, b):
 // waits until their controllers remove them".

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -227,5 +228,38 @@ func TestComputeMessages(t *testing.T) {
 				t.Errorf("Compute() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Only kinds no controller makes ready are ready for good, and only when
+// Compute finds them current.
+func TestReadyForGood(t *testing.T) {
+	obj := func(apiVersion, kind string, extra map[string]any) *unstructured.Unstructured {
+		m := map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": "x", "namespace": "n"}}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return &unstructured.Unstructured{Object: m}
+	}
+	deleting := obj("v1", "ConfigMap", nil)
+	now := metav1.Now()
+	deleting.SetDeletionTimestamp(&now)
+	for _, c := range []struct {
+		name string
+		obj  *unstructured.Unstructured
+		want bool
+	}{
+		{"a ConfigMap", obj("v1", "ConfigMap", nil), true},
+		{"a ClusterRoleBinding", obj("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", nil), true},
+		{"a ClusterIP Service", obj("v1", "Service", map[string]any{"spec": map[string]any{"type": "ClusterIP"}}), true},
+		{"a LoadBalancer Service without an address", obj("v1", "Service", map[string]any{"spec": map[string]any{"type": "LoadBalancer"}}), false},
+		{"a ConfigMap being deleted", deleting, false},
+		{"a Deployment, however its status reads", obj("apps/v1", "Deployment", map[string]any{"status": map[string]any{"observedGeneration": int64(0)}}), false},
+		{"a custom resource without status", obj("example.com/v1", "Widget", nil), false},
+		{"nothing", nil, false},
+	} {
+		if got := ReadyForGood(c.obj); got != c.want {
+			t.Errorf("ReadyForGood(%s) = %v; want %v", c.name, got, c.want)
+		}
 	}
 }
