@@ -141,6 +141,19 @@ func addToIndex(stateDir string, sums []Summary, s Summary) error {
 
 // Load reads revision n.
 func Load(stateDir string, n int) (*Revision, error) {
+	data, err := readFile(stateDir, n)
+	if err != nil {
+		return nil, err
+	}
+	var r Revision
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("read revision %d: %w", n, err)
+	}
+	return &r, nil
+}
+
+// readFile reads revision n's file; ErrNoRevision when there is none.
+func readFile(stateDir string, n int) ([]byte, error) {
 	data, err := os.ReadFile(file(stateDir, n))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("revision %d: %w", n, ErrNoRevision)
@@ -148,11 +161,7 @@ func Load(stateDir string, n int) (*Revision, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read revision %d: %w", n, err)
 	}
-	var r Revision
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("read revision %d: %w", n, err)
-	}
-	return &r, nil
+	return data, nil
 }
 
 // List reads every revision file, objects included, oldest first. Callers

@@ -2,9 +2,7 @@ package history
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 )
 
 // Latest returns the release's newest revision, objects included, reading
@@ -26,12 +24,9 @@ func LatestWithoutManifests(stateDir string) (*Revision, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	data, err := os.ReadFile(file(stateDir, n))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("revision %d: %w", n, ErrNoRevision)
-	}
+	data, err := readFile(stateDir, n)
 	if err != nil {
-		return nil, fmt.Errorf("read revision %d: %w", n, err)
+		return nil, err
 	}
 	var lean struct {
 		Revision
