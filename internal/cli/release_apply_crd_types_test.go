@@ -209,6 +209,13 @@ func standInOperator(r *testRelease) error {
 			if err != nil {
 				return err
 			}
+			// Readiness polls once a second from the wave's last write: an
+			// operator slower than the first poll is what makes the run wait.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(1500 * time.Millisecond):
+			}
 			return ready(ctx, r, g)
 		}
 		select {
