@@ -3,6 +3,7 @@ package plan_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,8 +16,8 @@ import (
 	"github.com/pynenc/piceli/internal/sandbox/sandboxtest"
 )
 
-// counter counts requests by method.
-type counter struct{ gets, lists, applies, other atomic.Int64 }
+// counter counts requests by method, and the LIST pages of ConfigMaps.
+type counter struct{ gets, lists, configMapPages, applies, other atomic.Int64 }
 
 func (c *counter) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -25,6 +26,9 @@ func (c *counter) wrap(rt http.RoundTripper) http.RoundTripper {
 			c.applies.Add(1)
 		case r.Method == http.MethodGet && r.URL.Query().Has("limit"):
 			c.lists.Add(1)
+			if strings.HasSuffix(r.URL.Path, "/configmaps") {
+				c.configMapPages.Add(1)
+			}
 		case r.Method == http.MethodGet:
 			c.gets.Add(1)
 		default:
@@ -40,7 +44,9 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 // TestPlanRoundTripsStayBounded plans 1,000 ConfigMaps, first absent then
 // present: reads are one LIST per page of each kind, never a GET per
-// object. Each object costs one dry-run apply (parallel).
+// object, and 1,000 ConfigMaps fit one page (at kubectl's 500 a page they
+// took three round trips, one after another). Each object costs one
+// dry-run apply (parallel).
 func TestPlanRoundTripsStayBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plans 1,000 objects; skipped with -short")
@@ -73,6 +79,9 @@ func TestPlanRoundTripsStayBounded(t *testing.T) {
 			n, phase, elapsed.Round(time.Millisecond), c.lists.Load(), c.gets.Load(), c.applies.Load(), c.other.Load(), p.Summary())
 		if c.lists.Load() > 10 || c.gets.Load() > 40 || c.applies.Load() != n {
 			t.Errorf("%s: %d LISTs, %d GETs, %d applies; want at most 10 LISTs (pages), a handful of GETs and exactly one dry-run per object", phase, c.lists.Load(), c.gets.Load(), c.applies.Load())
+		}
+		if got := c.configMapPages.Load(); got != 1 {
+			t.Errorf("%s: the ConfigMaps took %d LIST pages, want 1", phase, got)
 		}
 		if phase == "absent" {
 			f.apply(t, objs...)
