@@ -27,7 +27,11 @@ type records struct {
 // readRecords reads the release's records. A plan or journal that cannot
 // be read owns nothing and settles nothing: prune then keeps, and lists,
 // the objects only it names, and plans dry-run the objects only it left.
-func readRecords(stateDir string) (records, error) {
+// known is a plan already loaded with its seal checked (an approval
+// check's approved plan), or nil: when the latest revision applied that
+// same plan, as it does when a release is applied again unchanged, it
+// stands in for reading that plan's file a second time.
+func readRecords(stateDir string, known *plan.Plan) (records, error) {
 	rev, err := history.LatestWithoutManifests(stateDir)
 	if err != nil {
 		return records{}, err
@@ -49,7 +53,10 @@ func readRecords(stateDir string) (records, error) {
 	var rs records
 	if rev != nil {
 		rs.previous = rev.Objects
-		rs.applied, _, _ = planner.LoadSteps(stateDir, rev.Plan) // nil when unreadable; no manifests
+		rs.applied = known
+		if known == nil || known.Hash != rev.Plan {
+			rs.applied, _, _ = planner.LoadSteps(stateDir, rev.Plan) // nil when unreadable; no manifests
+		}
 	}
 	rs.owned = planner.Owned(rs.applied, journals...)
 	rs.settled = planner.SettledBy(rs.applied, last)

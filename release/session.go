@@ -154,7 +154,7 @@ type planning struct {
 // makePlan plans the session's objects against the cluster.
 func (s *session) makePlan(ctx context.Context, how planning) error {
 	rel := s.r.spec.Release
-	recs, err := readRecords(s.r.StateDir())
+	recs, err := readRecords(s.r.StateDir(), how.approved)
 	if err != nil {
 		return err
 	}
