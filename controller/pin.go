@@ -90,8 +90,13 @@ func (r *Reconciler) pinned(ctx context.Context, rel *v1alpha1.Release, rl *rele
 		return res, true, err
 	}
 	st.setPinned(rel, want, newer)
+	syncAsked := rel.Annotations[v1alpha1.SyncAnnotation] != rel.Status.Synced
 	if res, wait := r.held(rel, st, want); wait {
 		return res, true, nil
+	}
+	if settled(rel, st, want) && !syncAsked {
+		res, err := r.atRest(ctx, rel, rlp, want, st, newer)
+		return res, true, err
 	}
 	if r.unchanged(ctx, rlp, st, want) {
 		r.Metrics.planned(false)
@@ -104,6 +109,20 @@ func (r *Reconciler) pinned(ctx context.Context, rel *v1alpha1.Release, rl *rele
 	// apply: it is shown from the next pass on.
 	res, err = r.planAndApply(ctx, rel, rlp, want, st)
 	return res, true, err
+}
+
+// atRest watches a pinned revision that runs for drift as any applied
+// revision is watched: its drift mode decides, never the policy, so a
+// pinned Release in report mode writes nothing however its objects are
+// edited. The newer plan is shown unless this pass corrected drift (it was
+// made before that run).
+func (r *Reconciler) atRest(ctx context.Context, rel *v1alpha1.Release, rl *release.Release, pinned source.Revision, st *status, newer *plannedLatest) (reconcile.Result, error) {
+	ran := st.latestRun()
+	res, err := r.watch(ctx, rel, rl, pinned, st)
+	if newer != nil {
+		newer.atRest = err == nil && st.latestRun() == ran
+	}
+	return res, err
 }
 
 // plannedLatest is the source's latest revision a pin holds back, and its

@@ -14,7 +14,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/pynenc/piceli/api/v1alpha1"
 	"github.com/pynenc/piceli/controller"
@@ -212,5 +214,58 @@ func TestRollbackPinsARevisionUntilUnpinOrAnApprovedNewerPlan(t *testing.T) {
 	})
 	if got := h.settingsRev(t, ns); got != "3" {
 		t.Fatalf("settings rev %q after approving revision 3's plan; want 3", got)
+	}
+}
+
+// A pinned Release at rest is watched for drift like any other, and its
+// drift mode decides what happens, not its policy: in report mode a
+// `kubectl edit` of the pinned revision's field is reported within one
+// drift interval and left in place, though the policy approves updates.
+func TestAPinnedReleaseReportsDriftAndWritesNothing(t *testing.T) {
+	h := startController(t, 0)
+	ns := h.ns
+	h.grantDeployer(t, ns, nil)
+	src := newHistorySource()
+	h.setSource(src)
+	key := types.NamespacedName{Namespace: ns, Name: "app"}
+	ctx := sandboxtest.Context(t, 5*time.Minute)
+
+	first := src.publish(settings(1))
+	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{
+		Policy: &v1alpha1.Policy{Actions: []string{"create", "update"}},
+		Drift:  &v1alpha1.Drift{Mode: v1alpha1.DriftReport, Interval: metav1.Duration{Duration: driftEvery}},
+	})
+	h.waitFor(t, ns, "app", "revision 1 is applied", func(r *v1alpha1.Release) bool { return r.Status.AppliedRevision == first })
+	second := src.publish(settings(2))
+	h.waitFor(t, ns, "app", "revision 2 is applied", func(r *v1alpha1.Release) bool { return r.Status.AppliedRevision == second })
+	if _, err := controller.Rollback(ctx, h.client, key, first, controller.RollbackOptions{Reason: "drift test"}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, ns, "app", "revision 1 runs, pinned, and is compared once", func(r *v1alpha1.Release) bool {
+		c := meta.FindStatusCondition(r.Status.Conditions, v1alpha1.ConditionDrifted)
+		return r.Status.AppliedRevision == first && r.Status.Pin != nil && r.Status.State == v1alpha1.StateReady && c != nil && c.Status == metav1.ConditionFalse
+	})
+
+	cm, _ := h.configMap(t, ns, "settings")
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"data":{"rev":"edited"}}`))
+	if err := h.client.Patch(ctx, cm, patch, client.FieldOwner("kubectl-edit")); err != nil {
+		t.Fatal(err)
+	}
+	rel := h.waitForWithin(t, ns, "app", driftEvery+10*time.Second, "the pinned Release reports the edit", func(r *v1alpha1.Release) bool {
+		f := driftedField(r, "settings", "data.rev")
+		return f != nil && f.Manager == "kubectl-edit" && r.Status.State == v1alpha1.StateDrifted
+	})
+	if rel.Status.Pin == nil || rel.Status.AppliedRevision != first {
+		t.Fatalf("the drift report ended the pin: status.pin %+v, applied %s", rel.Status.Pin, rel.Status.AppliedRevision)
+	}
+	before := h.versions(t, ns)
+	time.Sleep(3 * driftEvery)
+	for obj, v := range h.versions(t, ns) {
+		if before[obj] != v {
+			t.Errorf("report mode wrote %s while pinned (resourceVersion %s → %s)", obj, before[obj], v)
+		}
+	}
+	if got := h.settingsRev(t, ns); got != "edited" {
+		t.Errorf("settings rev %q; want the edit left in place in report mode", got)
 	}
 }
