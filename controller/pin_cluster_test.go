@@ -104,18 +104,24 @@ func (h *harness) settingsRev(t *testing.T, ns string) string {
 	return cm.Data["rev"]
 }
 
+// startPinned starts a controller whose source keeps every revision
+// published, for Release app in a namespace the deployer role is granted.
+func startPinned(t *testing.T) (*harness, *historySource, types.NamespacedName, context.Context) {
+	t.Helper()
+	h := startController(t, 0)
+	h.grantDeployer(t, h.ns, nil)
+	src := newHistorySource()
+	h.setSource(src)
+	return h, src, types.NamespacedName{Namespace: h.ns, Name: "app"}, sandboxtest.Context(t, 5*time.Minute)
+}
+
 // #35 acceptance 2: rollback to revision 1 while revision 3 is
 // published: revision 1 runs, and ten source intervals later it still
 // runs, with nothing written; unpin lets revision 3 be applied; a pin also
 // ends when a person approves the newer plan by its hash.
 func TestRollbackPinsARevisionUntilUnpinOrAnApprovedNewerPlan(t *testing.T) {
-	h := startController(t, 0)
-	ns := h.ns
-	h.grantDeployer(t, ns, nil)
-	src := newHistorySource()
-	h.setSource(src)
-	key := types.NamespacedName{Namespace: ns, Name: "app"}
-	ctx := sandboxtest.Context(t, 5*time.Minute)
+	h, src, key, ctx := startPinned(t)
+	ns := key.Namespace
 
 	revs := []string{"", src.publish(settings(1))}
 	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{Policy: &v1alpha1.Policy{Actions: []string{"create", "update"}}})
@@ -222,13 +228,8 @@ func TestRollbackPinsARevisionUntilUnpinOrAnApprovedNewerPlan(t *testing.T) {
 // `kubectl edit` of the pinned revision's field is reported within one
 // drift interval and left in place, though the policy approves updates.
 func TestAPinnedReleaseReportsDriftAndWritesNothing(t *testing.T) {
-	h := startController(t, 0)
-	ns := h.ns
-	h.grantDeployer(t, ns, nil)
-	src := newHistorySource()
-	h.setSource(src)
-	key := types.NamespacedName{Namespace: ns, Name: "app"}
-	ctx := sandboxtest.Context(t, 5*time.Minute)
+	h, src, key, ctx := startPinned(t)
+	ns := key.Namespace
 
 	first := src.publish(settings(1))
 	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{
