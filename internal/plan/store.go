@@ -143,21 +143,24 @@ func Load(stateDir, hash string) (*Plan, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	p, err := checked(stateDir, full, data)
+	if err != nil {
+		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
+	}
+	return p, full, nil
+}
+
+// checked decodes the file data of plan full as Load does: quickly when
+// this machine sealed it, else checked against its hash and seal.
+func checked(stateDir, full string, data []byte) (*Plan, error) {
 	if sealedFile(stateDir, full, data) {
-		p, err := decodeSealed(data, true)
-		if err != nil {
-			return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
-		}
-		return p, full, nil
+		return decodeSealed(data, true)
 	}
 	p, ms, err := decode(data, full)
 	if err == nil {
 		err = unseal(stateDir, p, ms)
 	}
-	if err != nil {
-		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
-	}
-	return p, full, nil
+	return p, err
 }
 
 // decodeSealed decodes a plan file whose seal matched: as json.Unmarshal
@@ -200,17 +203,14 @@ func LoadSteps(stateDir, hash string) (*Plan, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if !sealedFile(stateDir, full, data) {
-		p, full, err := Load(stateDir, full)
-		if err != nil {
-			return nil, "", err
-		}
+	var p *Plan
+	if sealedFile(stateDir, full, data) {
+		p, err = decodeSealed(data, false)
+	} else if p, err = checked(stateDir, full, data); err == nil {
 		for i := range p.Steps {
 			p.Steps[i].Manifest = nil
 		}
-		return p, full, nil
 	}
-	p, err := decodeSealed(data, false)
 	if err != nil {
 		return nil, "", fmt.Errorf("load plan %s: %w", ShortHash(full), err)
 	}
