@@ -13,6 +13,13 @@ import (
 	"github.com/pynenc/piceli/release"
 )
 
+// syncAsked says whether `piceli controller sync` asked for a pass that
+// the Release's stored status has not answered yet (held records the
+// answer in this pass's status, a copy).
+func syncAsked(rel *v1alpha1.Release) bool {
+	return rel.Annotations[v1alpha1.SyncAnnotation] != rel.Status.Synced
+}
+
 // held says whether this pass must leave rev alone because its runs
 // failed: one whose checks failed, or that failed MaxAttempts times, waits
 // for a new revision or a sync (Stalled, nothing written); one that failed

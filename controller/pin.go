@@ -90,11 +90,10 @@ func (r *Reconciler) pinned(ctx context.Context, rel *v1alpha1.Release, rl *rele
 		return res, true, err
 	}
 	st.setPinned(rel, want, newer)
-	syncAsked := rel.Annotations[v1alpha1.SyncAnnotation] != rel.Status.Synced
 	if res, wait := r.held(rel, st, want); wait {
 		return res, true, nil
 	}
-	if settled(rel, st, want) && !syncAsked {
+	if settled(rel, st, want) && !syncAsked(rel) {
 		res, err := r.atRest(ctx, rel, rlp, want, st, newer)
 		return res, true, err
 	}

@@ -106,11 +106,10 @@ func (r *Reconciler) deliver(ctx context.Context, rel *v1alpha1.Release, st *sta
 	if res, done, err := r.pinned(ctx, rel, rl, content, st); done {
 		return res, err
 	}
-	syncAsked := rel.Annotations[v1alpha1.SyncAnnotation] != rel.Status.Synced
 	if res, wait := r.held(rel, st, content.Revision); wait {
 		return res, nil
 	}
-	if settled(rel, st, content.Revision) && !syncAsked {
+	if settled(rel, st, content.Revision) && !syncAsked(rel) {
 		return r.watch(ctx, rel, rl, content.Revision, st)
 	}
 	if r.unchanged(ctx, rl, st, content.Revision) {
