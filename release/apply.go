@@ -50,7 +50,9 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	if err != nil {
 		return nil, err
 	}
-	s, err := r.forPlan(hash).open(ctx)
+	// pre is the plan already loaded (nil when the state directory cannot
+	// give it yet, as forPlan would find): a promoted plan renders its images.
+	s, err := r.forPromotion(promotionOf(pre)).open(ctx)
 	if err != nil {
 		return nil, err
 	}
