@@ -104,7 +104,11 @@ func withLimits(cfg *rest.Config, opts Options) {
 
 // newClient builds the clients over cfg.
 func newClient(cfg *rest.Config, contextName string) (*Client, error) {
-	dyn, err := dynamic.NewForConfig(cfg)
+	var dyn dynamic.Interface
+	base, err := dynamic.NewForConfig(cfg)
+	if err == nil {
+		dyn, err = withFastList(base, cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("build dynamic client: %w", err)
 	}
