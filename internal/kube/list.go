@@ -53,6 +53,11 @@ func (r listingResource) Namespace(ns string) dynamic.ResourceInterface {
 }
 
 func (r listingResource) List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	// As the dynamic client does: a namespace from input never becomes a
+	// path segment such as ".." or one with a slash.
+	if msgs := rest.IsValidPathSegmentName(r.namespace); len(msgs) > 0 {
+		return nil, fmt.Errorf("invalid namespace %q: %v", r.namespace, msgs)
+	}
 	body, err := r.rc.Get().AbsPath(r.path()...).SpecificallyVersionedParams(&opts, metav1.ParameterCodec, metav1.SchemeGroupVersion).Do(ctx).Raw()
 	if err != nil {
 		return nil, err

@@ -1,10 +1,18 @@
 package kube
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 )
 
 // TestDecodeListMatchesUnstructuredList: DecodeList makes of a LIST body
@@ -55,5 +63,53 @@ func TestDecodeListRefusesWhatIsNoList(t *testing.T) {
 		if l, err := DecodeList([]byte(body)); err == nil {
 			t.Errorf("DecodeList(%s) = %d items, nil error; want an error", name, len(l.Items))
 		}
+	}
+}
+
+// TestListRequestsWhatTheDynamicClientWould: a LIST asks the collection's
+// path with the options as query parameters, and a namespace that is no
+// path segment is refused before any request.
+func TestListRequestsWhatTheDynamicClientWould(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.Path+"?"+r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"kind":"RoleList","apiVersion":"rbac.authorization.k8s.io/v1","metadata":{},"items":[{"metadata":{"name":"r"}}]}`)
+	}))
+	defer srv.Close()
+	cfg := &rest.Config{Host: srv.URL}
+	base, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := withFastList(base, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}
+	l, err := dyn.Resource(roles).Namespace("shop").List(t.Context(), metav1.ListOptions{LabelSelector: "a=b", Limit: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 || l.Items[0].GetKind() != "Role" || l.Items[0].GetAPIVersion() != "rbac.authorization.k8s.io/v1" {
+		t.Errorf("items = %v, want one Role of rbac.authorization.k8s.io/v1", l.Items)
+	}
+	if _, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).List(t.Context(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"/apis/rbac.authorization.k8s.io/v1/namespaces/shop/roles?labelSelector=a%3Db&limit=7",
+		"/api/v1/namespaces?",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	for _, ns := range []string{"..", "a/b", "x%2F.."} {
+		if _, err := dyn.Resource(roles).Namespace(ns).List(t.Context(), metav1.ListOptions{}); err == nil || !strings.Contains(err.Error(), "invalid namespace") {
+			t.Errorf("LIST in namespace %q: %v, want invalid namespace", ns, err)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d requests reached the server, want %d: a refused namespace sends none", len(got), len(want))
 	}
 }
