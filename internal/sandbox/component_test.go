@@ -91,3 +91,20 @@ func TestOwnComponentMustNameClusterDir(t *testing.T) {
 		t.Errorf("OwnDir exists after a refused start: %v", err)
 	}
 }
+
+// An own component that died on start is reported with the end of its log:
+// the log goes with the sandbox's directory, the error stays.
+func TestADeadComponentIsReportedWithItsLog(t *testing.T) {
+	s := ownSandbox(t)
+	pid, err := s.startOwn(ownComponent{Name: "kubelet", Path: "/bin/sh", Args: []string{"-c", "echo 'E1203 listen tcp 127.0.0.1:10250: bind: address already in use'; exit 1", filepath.Join(s.layout.ClusterDir(), "kubelet")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for alive(pid) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, err = s.ownPID("kubelet")
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("ownPID(a dead kubelet) = %v; want its log's last line in the error", err)
+	}
+}

@@ -193,5 +193,7 @@ func (s *Sandbox) ownPID(name string) (int, error) {
 			return p.PID, nil
 		}
 	}
-	return 0, fmt.Errorf("%s is not running (log: %s)", name, s.layout.ownLog(name))
+	// The log goes with the sandbox's directory: its end is in the error,
+	// so a component that died on start can be diagnosed afterwards.
+	return 0, fmt.Errorf("%s is not running; its log ends:\n%s", name, s.ownLogTail(name))
 }
