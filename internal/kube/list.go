@@ -105,8 +105,8 @@ func DecodeList(body []byte) (*unstructured.UnstructuredList, error) {
 	if l.GetKind() == "" {
 		return nil, errors.New("decode list: the response has no kind")
 	}
-	raw, _ := obj["items"].([]any)
-	if _, ok := obj["items"]; ok && obj["items"] != nil && raw == nil {
+	raw, ok := obj["items"].([]any)
+	if !ok && obj["items"] != nil {
 		return nil, errors.New("decode list: its items are not an array")
 	}
 	delete(obj, "items")
