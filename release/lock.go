@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/plan"
 )
 
 // runLock holds a release's locks for one run: a file lock in the state
@@ -62,7 +64,8 @@ func (l *runLock) ensureLease(ctx context.Context, _ int) error {
 // yet.
 func (l *runLock) takeLease(ctx context.Context) error {
 	t := l.s.r.spec
-	lease, err := lock.Lease(ctx, l.s.client.Clientset, t.Target.Namespace, t.Release.Name, l.holder, lock.LeaseOptions{})
+	opts := lock.LeaseOptions{NamespaceMaybeAbsent: createsNamespace(l.s.plan, t.Target.Namespace)}
+	lease, err := lock.Lease(ctx, l.s.client.Clientset, t.Target.Namespace, t.Release.Name, l.holder, opts)
 	if errors.Is(err, lock.ErrNoNamespace) {
 		return err
 	}
@@ -73,6 +76,17 @@ func (l *runLock) takeLease(ctx context.Context) error {
 	l.stops.watch(lease)
 	l.bootstrap = letGo(ctx, l.bootstrap)
 	return nil
+}
+
+// createsNamespace reports whether p creates namespace: the plan found it
+// absent, so the Lease looks for it before creating a Lease in it.
+func createsNamespace(p *plan.Plan, namespace string) bool {
+	if p == nil {
+		return false
+	}
+	return slices.ContainsFunc(p.Steps, func(st plan.Step) bool {
+		return st.Action == plan.Create && st.Ref.Kind == "Namespace" && st.Ref.Group == "" && st.Ref.Name == namespace
+	})
 }
 
 // takeBootstrap holds the bootstrap Lease while the namespace does not

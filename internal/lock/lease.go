@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/pynenc/piceli/internal/object"
 )
@@ -41,17 +42,29 @@ type LeaseOptions struct {
 	// 30s. It is renewed every Duration/3 and stored in whole seconds, at
 	// least one.
 	Duration time.Duration
+	// NamespaceMaybeAbsent says the caller last saw the namespace absent
+	// (a plan that creates it): Lease then reads the namespace before
+	// creating its Lease in it. The API server's admission takes tens of
+	// milliseconds to refuse an object for a namespace it has not seen,
+	// and a release applied into a new namespace asks twice (Lease, then
+	// again after taking the bootstrap Lease); the read answers at once.
+	// Without it, Lease learns of a missing namespace from the create.
+	NamespaceMaybeAbsent bool
 }
 
 // LeaseLock is a held coordination.k8s.io/v1 Lease, renewed in the
 // background until Release or until the context given to Lease ends.
 type LeaseLock struct {
-	client   coordinationclient.LeaseInterface
-	name     string
-	release  string // the release label's value
-	where    string // "lease ns/name", for errors
-	identity string
-	duration time.Duration
+	client coordinationclient.LeaseInterface
+	// namespaces looks up the Lease's namespace before creating the Lease
+	// in it; nil when the namespace is taken to exist (LeaseOptions
+	// NamespaceMaybeAbsent).
+	namespaces corev1client.NamespaceInterface
+	name       string
+	release    string // the release label's value
+	where      string // "lease ns/name", for errors
+	identity   string
+	duration   time.Duration
 
 	lease *coordinationv1.Lease // owned by the renewal goroutine until done closes
 	// namespace and transitions are fixed once acquired: Fence reads
@@ -93,6 +106,9 @@ func Lease(ctx context.Context, cs kubernetes.Interface, namespace, release stri
 	l, err := newLeaseLock(cs, targetRef(namespace, release), h, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.NamespaceMaybeAbsent {
+		l.namespaces = cs.CoreV1().Namespaces()
 	}
 	if err := boot.free(ctx); err != nil {
 		return nil, err
@@ -215,6 +231,9 @@ func holderOf(cur *coordinationv1.Lease) Holder {
 }
 
 func (l *LeaseLock) create(ctx context.Context, h Holder) (*coordinationv1.Lease, error) {
+	if err := l.namespaceExists(ctx); err != nil {
+		return nil, err
+	}
 	obj := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: l.name}}
 	if err := l.claim(obj, h, time.Now()); err != nil {
 		return nil, err
@@ -229,6 +248,21 @@ func (l *LeaseLock) create(ctx context.Context, h Holder) (*coordinationv1.Lease
 		return nil, fmt.Errorf("create %s: %w", l.where, err)
 	}
 	return got, nil
+}
+
+// namespaceExists returns an error matching ErrNoNamespace when the
+// Lease's namespace is absent (LeaseOptions NamespaceMaybeAbsent). A
+// caller that may not read namespaces, or a read that fails otherwise,
+// leaves the answer to the create.
+func (l *LeaseLock) namespaceExists(ctx context.Context) error {
+	if l.namespaces == nil {
+		return nil
+	}
+	_, err := l.namespaces.Get(ctx, l.namespace, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("create %s: %w", l.where, ErrNoNamespace)
+	}
+	return nil
 }
 
 func (l *LeaseLock) takeOver(ctx context.Context, cur *coordinationv1.Lease, h Holder) (*coordinationv1.Lease, error) {
