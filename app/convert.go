@@ -18,13 +18,13 @@ func toManifest(obj runtime.Object) (map[string]any, error) {
 		return nil, fmt.Errorf("convert to unstructured: %w", err)
 	}
 	if m["kind"] == nil || m["apiVersion"] == nil {
-		gvks, _, err := builtin.Scheme.ObjectKinds(obj)
+		gvks, _, err := builtin.Scheme().ObjectKinds(obj)
 		if err != nil || len(gvks) == 0 {
 			return nil, fmt.Errorf("%T has no apiVersion and kind and is not in the client-go scheme", obj)
 		}
 		m["apiVersion"], m["kind"] = gvks[0].GroupVersion().String(), gvks[0].Kind
 	}
-	if _, _, err := builtin.Scheme.ObjectKinds(obj); err == nil {
+	if _, _, err := builtin.Scheme().ObjectKinds(obj); err == nil {
 		dropNulls(m)
 	}
 	prune(m, true)

@@ -72,7 +72,7 @@ func kindName(obj runtime.Object) (string, string) {
 		name = m.GetName()
 	}
 	kind := obj.GetObjectKind().GroupVersionKind().Kind
-	if gvks, _, err := builtin.Scheme.ObjectKinds(obj); kind == "" && err == nil && len(gvks) > 0 {
+	if gvks, _, err := builtin.Scheme().ObjectKinds(obj); kind == "" && err == nil && len(gvks) > 0 {
 		kind = gvks[0].Kind
 	}
 	return kind, name

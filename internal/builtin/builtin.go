@@ -7,13 +7,18 @@
 package builtin
 
 import (
+	"sync"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// Scheme holds exactly the kinds client-go's own packages register. Do not
-// add to it.
-var Scheme = newScheme()
+// Scheme returns the scheme of exactly the kinds client-go's own packages
+// register. Do not add to it. It is built on first use, not when a binary
+// starts: registering every built-in kind takes milliseconds that a
+// command which never converts a typed object (most of them) would pay
+// on each start.
+var Scheme = sync.OnceValue(newScheme)
 
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()

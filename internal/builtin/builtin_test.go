@@ -17,10 +17,10 @@ func TestSchemeIsNotExtendedThroughClientGosScheme(t *testing.T) {
 	if _, _, err := scheme.Scheme.ObjectKinds(&apiextensionsv1.CustomResourceDefinition{}); err != nil {
 		t.Fatalf("client-go's scheme did not take the CRD kind: %v", err)
 	}
-	if _, _, err := Scheme.ObjectKinds(&apiextensionsv1.CustomResourceDefinition{}); err == nil {
+	if _, _, err := Scheme().ObjectKinds(&apiextensionsv1.CustomResourceDefinition{}); err == nil {
 		t.Error("the built-in scheme knows CustomResourceDefinition, which client-go does not register")
 	}
-	if _, _, err := Scheme.ObjectKinds(&appsv1.Deployment{}); err != nil {
+	if _, _, err := Scheme().ObjectKinds(&appsv1.Deployment{}); err != nil {
 		t.Errorf("the built-in scheme does not know Deployment: %v", err)
 	}
 }

@@ -76,7 +76,7 @@ func normalObject(u *unstructured.Unstructured, app string) map[string]any {
 	if object.IsSecret(u) {
 		u = normalSecret(u, app)
 	}
-	if obj, err := builtin.Scheme.New(u.GroupVersionKind()); err == nil {
+	if obj, err := builtin.Scheme().New(u.GroupVersionKind()); err == nil {
 		shape(u.Object, reflect.TypeOf(obj))
 	}
 	dropEmpty(u.Object)
@@ -170,7 +170,7 @@ func canonical(v any) any {
 // unknownFields reports whether u, of a kind with a k8s.io/api type, has
 // fields its type does not know: its literal would drop them.
 func unknownFields(u *unstructured.Unstructured) bool {
-	obj, err := builtin.Scheme.New(u.GroupVersionKind())
+	obj, err := builtin.Scheme().New(u.GroupVersionKind())
 	if err != nil {
 		return false
 	}

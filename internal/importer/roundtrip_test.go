@@ -108,7 +108,7 @@ func TestRoundTripUsesTheBestForm(t *testing.T) {
 // no value, and a literal says it), a literal for other
 // kinds with a Go type, a file for the rest.
 func expectedForm(u *unstructured.Unstructured, piceli bool) importgen.Form {
-	_, typed := builtin.Scheme.New(u.GroupVersionKind())
+	_, typed := builtin.Scheme().New(u.GroupVersionKind())
 	switch {
 	case typed != nil:
 		return importgen.File

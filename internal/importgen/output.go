@@ -460,7 +460,7 @@ func renderFile(out *Output, name string, f *jen.File) error {
 // people write: appsv1, corev1, metav1.
 func apiAliases() map[string]string {
 	aliases := map[string]string{metav1Pkg: "metav1"}
-	for _, t := range builtin.Scheme.AllKnownTypes() {
+	for _, t := range builtin.Scheme().AllKnownTypes() {
 		p := t.PkgPath()
 		if rest, ok := strings.CutPrefix(p, "k8s.io/api/"); ok {
 			aliases[p] = strings.ReplaceAll(strings.ReplaceAll(rest, "/", ""), ".", "")

@@ -16,7 +16,7 @@ import (
 // belongs, say). Fields the type does not know are dropped silently: the
 // caller compares the result with u to find out.
 func Typed(u *unstructured.Unstructured) (obj runtime.Object, ok bool, err error) {
-	obj, err = builtin.Scheme.New(u.GroupVersionKind())
+	obj, err = builtin.Scheme().New(u.GroupVersionKind())
 	if err != nil {
 		return nil, false, nil
 	}
