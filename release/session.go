@@ -154,7 +154,11 @@ type planning struct {
 // makePlan plans the session's objects against the cluster.
 func (s *session) makePlan(ctx context.Context, how planning) error {
 	rel := s.r.spec.Release
+	// The plan's first round trips (the cluster's UID, discovery) go out
+	// while the records are read.
+	prefetched := s.client.Prefetch(ctx)
 	recs, err := readRecords(s.r.StateDir(), how.approved)
+	prefetched()
 	if err != nil {
 		return err
 	}
