@@ -1,10 +1,13 @@
 package release
 
 import (
+	"sync"
+
 	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/history"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/parallel"
 	planner "github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/plan"
 )
@@ -40,22 +43,27 @@ func readRecords(stateDir string, known *plan.Plan) (records, error) {
 	if err != nil {
 		return records{}, err
 	}
-	var journals [][]journal.Record
-	var last []journal.Record // the latest revision's run
-	for _, run := range runs {
-		if recs, _, err := journal.Read(apply.JournalPath(stateDir, run)); err == nil {
-			journals = append(journals, recs)
-			if rev != nil && run == rev.Run {
-				last = recs
-			}
-		}
-	}
 	var rs records
+	var wg sync.WaitGroup
 	if rev != nil {
 		rs.previous = rev.Objects
 		rs.applied = known
 		if known == nil || known.Hash != rev.Plan {
-			rs.applied, _, _ = planner.LoadSteps(stateDir, rev.Plan) // nil when unreadable; no manifests
+			wg.Go(func() { rs.applied, _, _ = planner.LoadSteps(stateDir, rev.Plan) }) // nil when unreadable; no manifests
+		}
+	}
+	// The journals are read while the plan is: each is a file of its own.
+	journals := make([][]journal.Record, len(runs))
+	read := make([]bool, len(runs))
+	parallel.Each(len(runs), 1, func(i int) {
+		recs, _, err := journal.Read(apply.JournalPath(stateDir, runs[i]))
+		journals[i], read[i] = recs, err == nil
+	})
+	wg.Wait()
+	var last []journal.Record // the latest revision's run
+	for i, run := range runs {
+		if read[i] && rev != nil && run == rev.Run {
+			last = journals[i]
 		}
 	}
 	rs.owned = planner.Owned(rs.applied, journals...)
