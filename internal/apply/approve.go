@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,6 +14,7 @@ import (
 	"github.com/pynenc/piceli/internal/digest"
 	"github.com/pynenc/piceli/internal/journal"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/parallel"
 	"github.com/pynenc/piceli/internal/plan"
 )
 
@@ -93,20 +95,21 @@ var ErrNotApproved = errors.New("not what the approved plan holds")
 // Nothing is written or journaled when it fails.
 func CheckDesired(in Input) error {
 	dig := plan.Digester{Key: in.Key}
-	var errs []error
-	for _, s := range in.Plan.Steps {
+	errs := make([]error, len(in.Plan.Steps)) // by step, so they keep the plan's order
+	parallel.Each(len(in.Plan.Steps), 64, func(i int) {
+		s := in.Plan.Steps[i]
 		if s.Desired == "" {
-			continue // a delete: nothing is written
+			return // a delete: nothing is written
 		}
 		desired := in.Desired[s.Ref]
 		if desired == nil {
 			desired = &unstructured.Unstructured{Object: s.Manifest}
 		}
 		if dig.Of(dig.Sealed(desired)) != s.Desired {
-			errs = append(errs, fmt.Errorf("%s: the object to write is %w (the composition or the state changed since the approval)", s.Ref, ErrNotApproved))
+			errs[i] = fmt.Errorf("%s: the object to write is %w (the composition or the state changed since the approval)", s.Ref, ErrNotApproved)
 		}
-	}
-	if len(errs) > 0 {
+	})
+	if errs = slices.DeleteFunc(errs, func(err error) bool { return err == nil }); len(errs) > 0 {
 		return fmt.Errorf("run of plan %s refused, nothing was written: %w", plan.ShortHash(in.Plan.Hash), errors.Join(errs...))
 	}
 	return nil
