@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,10 +90,11 @@ func Add(stateDir string, key []byte, r Revision) (int, error) {
 	if len(ns) > 0 {
 		r.Number = ns[len(ns)-1] + 1
 	}
-	if r.Seal, err = sealOf(key, r); err != nil {
+	var doc []byte
+	if r.Seal, doc, err = sealed(key, r); err != nil {
 		return 0, err
 	}
-	if err := store(stateDir, r); err != nil {
+	if err := store(stateDir, r.Number, doc); err != nil {
 		return 0, err
 	}
 	if err := addToIndex(stateDir, sums, r.Summary()); err != nil {
@@ -119,16 +121,18 @@ func recorded(sums []Summary, r Revision) (int, bool, error) {
 	return 0, false, nil
 }
 
-// store writes revision r's file, atomically and owner-only.
-func store(stateDir string, r Revision) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode revision: %w", err)
+// store writes revision n's file, its JSON doc indented, atomically and
+// owner-only.
+func store(stateDir string, n int, doc []byte) error {
+	var data bytes.Buffer
+	data.Grow(len(doc) + len(doc)/2)
+	if err := json.Indent(&data, doc, "", "  "); err != nil {
+		return fmt.Errorf("encode revision %d: %w", n, err)
 	}
 	if err := atomicfile.MkdirPrivate(dir(stateDir)); err != nil {
 		return fmt.Errorf("store revision: %w", err)
 	}
-	return atomicfile.Write(file(stateDir, r.Number), append(data, '\n'), 0o600)
+	return atomicfile.Write(file(stateDir, n), append(data.Bytes(), '\n'), 0o600)
 }
 
 // addToIndex saves the index sums (caught up with the revision files)

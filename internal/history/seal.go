@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -24,16 +25,34 @@ const sealInfo = "piceli revision seal v1"
 // JSON with an empty Seal. Every other field is covered: objects, secret
 // versions, plan, run, source, times, outcome and checks.
 func sealOf(key []byte, r Revision) (string, error) {
+	seal, _, err := sealed(key, r)
+	return seal, err
+}
+
+// sealed returns r's seal and r's JSON with that seal, encoding r once: a
+// large revision's encoding is most of the time a run spends recording
+// it. Seal is Revision's last field and left out while empty, so r's JSON
+// with its seal is the JSON the seal covers, the seal added before the
+// closing brace (TestStoredRevisionIsItsIndentedJSON holds the two
+// together).
+func sealed(key []byte, r Revision) (string, []byte, error) {
 	k, err := digest.SealKey(key, sealInfo)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	r.Seal = ""
-	seal, err := digest.Seal(k, r)
+	unsealed, err := json.Marshal(r)
 	if err != nil {
-		return "", fmt.Errorf("encode revision %d: %w", r.Number, err)
+		return "", nil, fmt.Errorf("encode revision %d: %w", r.Number, err)
 	}
-	return seal, nil
+	seal := digest.Of(k, unsealed)
+	quoted, err := json.Marshal(seal)
+	if err != nil {
+		return "", nil, err
+	}
+	doc := append(unsealed[:len(unsealed)-1], `,"seal":`...)
+	doc = append(append(doc, quoted...), '}')
+	return seal, doc, nil
 }
 
 // Verify checks r against its seal under the release's digest key: an

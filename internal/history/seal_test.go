@@ -78,3 +78,37 @@ func edited(t *testing.T, dir string, edit func(*Revision)) *Revision {
 	}
 	return got
 }
+
+// TestStoredRevisionIsItsIndentedJSON: Add encodes a revision once, for its
+// seal and its file (sealed); the file is still exactly the revision's
+// indented JSON, seal included, and its seal verifies. A field added after
+// Seal, or a Seal no longer left out when empty, fails here.
+func TestStoredRevisionIsItsIndentedJSON(t *testing.T) {
+	dir := t.TempDir()
+	r := revision(1, 3)
+	r.Source, r.Unchanged = "rollback to 1", true
+	r.Secrets = map[string]int{"db": 2, `quo"te`: 1}
+	r.Checks = &Checks{Skipped: true, Reason: "asked <not> to & run"}
+	n, err := Add(dir, testKey, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file(dir, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Verify(testKey); err != nil {
+		t.Fatalf("Verify() = %v", err)
+	}
+	want, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != string(want)+"\n" {
+		t.Errorf("revision file:\n%s\nwant the revision's indented JSON:\n%s", data, want)
+	}
+}
