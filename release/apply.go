@@ -2,8 +2,10 @@ package release
 
 import (
 	"context"
+	"errors"
 
 	"github.com/pynenc/piceli/internal/apply"
+	"github.com/pynenc/piceli/plan"
 )
 
 // Apply runs exactly the stored plan whose hash (or its first 12 to 64
@@ -46,13 +48,7 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	if err := r.checkWriter(); err != nil {
 		return nil, err
 	}
-	pre, err := r.precheckEnvironment(hash)
-	if err != nil {
-		return nil, err
-	}
-	// pre is the plan already loaded (nil when the state directory cannot
-	// give it yet, as forPlan would find): a promoted plan renders its images.
-	s, err := r.forPromotion(promotionOf(pre)).open(ctx)
+	pre, s, err := r.precheckAndOpen(ctx, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -78,3 +74,41 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 	}}
 	return s.execute(ctx, rs, opts)
 }
+
+// precheckAndOpen loads the approved plan and checks its environment
+// (precheckEnvironment) while the composition renders: a large release
+// spends tens of milliseconds on each. Nothing reaches the cluster until
+// the check has passed, and its refusal comes before any error of the
+// render. pre is the plan loaded, or nil when the state directory cannot
+// give it yet. A promoted plan renders with its images: that first render
+// stops before the cluster, and the composition is opened again with them.
+func (r *Release) precheckAndOpen(ctx context.Context, hash string) (pre *plan.Plan, s *session, err error) {
+	done := make(chan struct{})
+	var preErr error
+	go func() {
+		defer close(done)
+		pre, preErr = r.precheckEnvironment(hash)
+	}()
+	s, err = r.openAfter(ctx, func() error {
+		<-done
+		if preErr == nil && promotionOf(pre) != nil {
+			return errPromoted
+		}
+		return preErr
+	})
+	<-done
+	if preErr != nil {
+		return nil, nil, preErr
+	}
+	if p := promotionOf(pre); p != nil {
+		s, err = r.forPromotion(p).open(ctx)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return pre, s, nil
+}
+
+// errPromoted stops a render that precheckAndOpen starts again with the
+// approved plan's promoted images.
+var errPromoted = errors.New("the approved plan is a promotion: render with its images")

@@ -3,8 +3,10 @@ package release
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	planner "github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/plan"
 )
@@ -48,5 +50,43 @@ func TestTheApprovedPlanIsLoadedOnce(t *testing.T) {
 	}
 	if got, err := shared.loadApproved(hash, pre); err == nil {
 		t.Fatalf("loadApproved(shared state, prechecked plan) = %p, nil; want it loaded again (and refused: not stored)", got)
+	}
+}
+
+// precheckAndOpen renders the composition while it loads and checks the
+// approved plan, but the plan's refusal still comes first: a plan made for
+// another environment is refused, not the broken composition, and nothing
+// reaches the cluster (the spec's kubeconfig does not exist). A plan that
+// passes gets the render's own error.
+func TestTheApprovedPlansRefusalComesBeforeTheRenders(t *testing.T) {
+	r := openLocal(t, "")
+	manifests := filepath.Join(filepath.Dir(r.path), "manifests")
+	if err := os.WriteFile(filepath.Join(manifests, "broken.yaml"), []byte("kind: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := r.StateDir()
+	key, err := planner.ReadKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := planner.StoreKey(dir, key); err != nil {
+		t.Fatal(err)
+	}
+	store := func(env *plan.Environment) string {
+		p := &plan.Plan{Schema: plan.Schema, Release: plan.Release{Name: "r", Owner: "r", FieldManager: "piceli-r"},
+			Target: plan.Target{Server: "https://127.0.0.1:6443", Namespace: "ns", ClusterUID: "uid"}, Environment: env}
+		hash, err := planner.Save(dir, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hash
+	}
+	_, _, err = r.precheckAndOpen(t.Context(), store(&plan.Environment{Name: "staging"}))
+	if err == nil || !strings.Contains(err.Error(), "was made for environment staging") {
+		t.Errorf("precheckAndOpen(a plan for staging, a broken composition) = %v, want the environment refusal", err)
+	}
+	_, _, err = r.precheckAndOpen(t.Context(), store(nil))
+	if err == nil || !strings.Contains(err.Error(), "broken.yaml") {
+		t.Errorf("precheckAndOpen(a plan for this spec, a broken composition) = %v, want the composition's error", err)
 	}
 }

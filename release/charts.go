@@ -50,11 +50,19 @@ type discoverer struct {
 	client *kube.Client
 	caps   *chart.Capabilities
 	err    error // the first failure: the cluster's, not the input's
+	// before, when not nil, is called before the first connection; its
+	// error is the discoverer's (Release.openAfter).
+	before func() error
 }
 
 func (d *discoverer) capabilities(ctx context.Context) (*chart.Capabilities, error) {
 	if d.caps != nil || d.err != nil {
 		return d.caps, d.err
+	}
+	if d.before != nil {
+		if d.err = d.before(); d.err != nil {
+			return nil, d.err
+		}
 	}
 	if d.client == nil {
 		if d.client, d.err = d.r.connectTarget(ctx); d.err != nil {

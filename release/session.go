@@ -44,16 +44,28 @@ type session struct {
 // open checks that the state directory is the release's, loads and renders
 // the composition, then connects to the target.
 func (r *Release) open(ctx context.Context) (*session, error) {
+	return r.openAfter(ctx, nil)
+}
+
+// openAfter is open with before, when not nil, called before anything
+// reaches the cluster (the charts' capabilities, the connection): the
+// render goes on meanwhile, and an error from before ends open with it.
+func (r *Release) openAfter(ctx context.Context, before func() error) (*session, error) {
 	if err := r.checkOwner(); err != nil {
 		return nil, err
 	}
-	d := &discoverer{r: r}
+	d := &discoverer{r: r, before: before}
 	s, err := r.load(ctx, d.capabilities)
 	if d.err != nil {
 		return nil, d.err
 	}
 	if err != nil {
 		return nil, err
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return nil, err
+		}
 	}
 	s.client, s.capabilities = d.client, d.caps
 	if err := s.connect(ctx); err != nil {
