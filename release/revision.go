@@ -53,7 +53,7 @@ func revisionSecret(rev *history.Revision, o history.Object, cur *unstructured.U
 		versions[o.Ref.Name] = v
 		return &unstructured.Unstructured{Object: o.Manifest}, nil
 	}
-	if cur == nil || dig.Of(dig.Sealed(cur)) != dig.Of(o.Manifest) {
+	if cur == nil || dig.OfSealed(cur) != dig.Of(o.Manifest) {
 		return nil, fmt.Errorf("it had other values than the composition has now, and literal secret values are not kept, so it cannot be rolled back")
 	}
 	return cur, nil

@@ -105,7 +105,7 @@ func CheckDesired(in Input) error {
 		if desired == nil {
 			desired = &unstructured.Unstructured{Object: s.Manifest}
 		}
-		if dig.Of(dig.Sealed(desired)) != s.Desired {
+		if dig.OfSealed(desired) != s.Desired {
 			errs[i] = fmt.Errorf("%s: the object to write is %w (the composition or the state changed since the approval)", s.Ref, ErrNotApproved)
 		}
 	})

@@ -32,7 +32,22 @@ func (d Digester) digestOf(data []byte) string { return digest.Of(d.Key, data) }
 // digests. The plan records it and the engine recomputes it before a retry,
 // so both must use this one definition.
 func (d Digester) Fields(sealedDesired map[string]any, live *unstructured.Unstructured) string {
-	return d.Of(Touched(sealedDesired, d.Sealed(live)))
+	return d.Of(Touched(sealedDesired, d.sealedView(live)))
+}
+
+// OfSealed is Of(Sealed(u)) without the copy Sealed makes of an object
+// that is not a Secret: digesting reads it and changes nothing.
+func (d Digester) OfSealed(u *unstructured.Unstructured) string {
+	return d.Of(d.sealedView(u))
+}
+
+// sealedView is Sealed for a caller that only reads the result: an object
+// that is not a Secret is u's own content, not a copy; never change it.
+func (d Digester) sealedView(u *unstructured.Unstructured) map[string]any {
+	if !object.IsSecret(u) {
+		return u.Object
+	}
+	return d.Sealed(u)
 }
 
 // Sealed returns a copy of a manifest in which every Secret value (data and

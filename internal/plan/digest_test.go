@@ -3,6 +3,7 @@ package plan
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -39,5 +40,23 @@ func TestDigesterPinsItsOutput(t *testing.T) {
 				t.Errorf("digest = %s, want %s", tt.got, tt.want)
 			}
 		})
+	}
+}
+
+// OfSealed digests what Sealed gives, Secret values as keyed digests, and
+// leaves the object as it was.
+func TestOfSealedIsTheDigestOfSealed(t *testing.T) {
+	d := Digester{Key: testKey}
+	for _, u := range []*unstructured.Unstructured{
+		{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"}, "data": map[string]any{"a": "1"}}},
+		{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s"}, "stringData": map[string]any{"password": "hunter2"}}},
+	} {
+		before := u.DeepCopy()
+		if got, want := d.OfSealed(u), d.Of(d.Sealed(u)); got != want {
+			t.Errorf("%s: OfSealed() = %s, want Of(Sealed()) = %s", u.GetKind(), got, want)
+		}
+		if !equality.Semantic.DeepEqual(u.Object, before.Object) {
+			t.Errorf("%s: OfSealed changed the object: %v, was %v", u.GetKind(), u.Object, before.Object)
+		}
 	}
 }

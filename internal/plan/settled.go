@@ -67,7 +67,7 @@ func (m *maker) unchangedSince(i int, s Step, live *unstructured.Unstructured) b
 	if k.ResourceVersion == live.GetResourceVersion() {
 		return true
 	}
-	return k.Fields != "" && digest.Equal(k.Fields, m.dig.Fields(m.dig.Sealed(m.in.Objects[i].Object), live))
+	return k.Fields != "" && digest.Equal(k.Fields, m.dig.Fields(m.dig.sealedView(m.in.Objects[i].Object), live))
 }
 
 // unchanged plans an object the release left as it is: a no-op, as every

@@ -135,7 +135,7 @@ func (m *maker) observe(desired, live *unstructured.Unstructured) Observed {
 		UID:             string(live.GetUID()),
 		ResourceVersion: live.GetResourceVersion(),
 		Generation:      live.GetGeneration(),
-		Fields:          m.dig.Fields(m.dig.Sealed(desired), live),
+		Fields:          m.dig.Fields(m.dig.sealedView(desired), live),
 	}
 }
 
