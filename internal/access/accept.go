@@ -32,7 +32,7 @@ func (f *forward) serve(c net.Conn, p *port) {
 		c.Close()
 		return
 	}
-	t.serve(c, p.port, func(msg string) {
+	t.serve(c, p.port, f.s.ctx.Done(), func(msg string) {
 		f.s.emit(Event{Kind: ConnectionError, Namespace: f.namespace, Service: f.service, Port: p.port, PortName: p.name, Pod: t.pod, Reason: msg})
 	})
 }

@@ -41,9 +41,10 @@ func (t *tunnel) requestID() string {
 // serve copies between local and the pod's port behind servicePort until
 // either side ends. What the pod side sent on the error stream (the app
 // refused the connection, say) goes to report before local is closed, so
-// whoever sees the connection end can already know why. Every goroutine
-// serve starts has ended when it returns.
-func (t *tunnel) serve(local net.Conn, servicePort int32, report func(msg string)) {
+// whoever sees the connection end can already know why; once done is
+// closed (the session ends) it is not waited for. Every goroutine serve
+// starts has ended when it returns.
+func (t *tunnel) serve(local net.Conn, servicePort int32, done <-chan struct{}, report func(msg string)) {
 	defer local.Close()
 	headers := http.Header{}
 	headers.Set(corev1.StreamType, corev1.StreamTypeError)
@@ -71,7 +72,7 @@ func (t *tunnel) serve(local net.Conn, servicePort int32, report func(msg string
 	}
 	defer t.conn.RemoveStreams(data)
 	copyBoth(local, data)
-	if msg := waitErrorStream(errStream, errc); msg != "" {
+	if msg := waitErrorStream(errStream, errc, done); msg != "" {
 		report(msg)
 	}
 }
@@ -102,13 +103,18 @@ func copyBoth(local net.Conn, data httpstream.Stream) {
 }
 
 // waitErrorStream returns the error stream's message once it closes, or
-// resets it after errorStreamWait.
-func waitErrorStream(s httpstream.Stream, errc <-chan string) string {
+// resets it after errorStreamWait, or at once when done is closed: a
+// session that ends (Ctrl-C) does not wait for the pod side's last word,
+// and a command gets only a few seconds to end once interrupted.
+func waitErrorStream(s httpstream.Stream, errc <-chan string, done <-chan struct{}) string {
+	wait := time.NewTimer(errorStreamWait)
+	defer wait.Stop()
 	select {
 	case msg := <-errc:
 		return msg
-	case <-time.After(errorStreamWait):
-		s.Reset()
-		return <-errc
+	case <-wait.C:
+	case <-done:
 	}
+	s.Reset()
+	return <-errc
 }
