@@ -193,7 +193,7 @@ func (a *accessRun) interrupt(t *testing.T, sb *sandboxtest.Sandbox) {
 	select {
 	case c := <-a.code:
 		if c != ExitOK {
-			t.Fatalf("access after SIGINT: exit %d, want 0\n%s%s", c, a.out.String(), a.errOut.String())
+			t.Fatalf("access after SIGINT: exit %d, want 0\n%s%s\nits goroutines still running:\n%s", c, a.out.String(), a.errOut.String(), accessGoroutines())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("access still runs 30s after SIGINT\n%s", a.errOut.String())
@@ -239,4 +239,18 @@ func TestAccessRefusesATakenPortAndAnyOtherAddress(t *testing.T) {
 			t.Errorf("access %s: exit %d, want 2\n%s", strings.Join(args, " "), res.code, res.stderr)
 		}
 	}
+}
+
+// accessGoroutines returns the stacks of the goroutines still running
+// access code, for a test that finds access did not end in time.
+func accessGoroutines() string {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "internal/access.") || strings.Contains(g, "release.(*Release).Access") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
