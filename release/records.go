@@ -1,6 +1,7 @@
 package release
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/pynenc/piceli/internal/apply"
@@ -53,16 +54,15 @@ func readRecords(stateDir string, known *plan.Plan) (records, error) {
 		}
 	}
 	// The journals are read while the plan is: each is a file of its own.
+	// One that cannot be read stays nil: it owns and settles nothing.
 	journals := make([][]journal.Record, len(runs))
-	read := make([]bool, len(runs))
 	parallel.Each(len(runs), 1, func(i int) {
-		recs, _, err := journal.Read(apply.JournalPath(stateDir, runs[i]))
-		journals[i], read[i] = recs, err == nil
+		journals[i], _, _ = journal.Read(apply.JournalPath(stateDir, runs[i]))
 	})
 	wg.Wait()
 	var last []journal.Record // the latest revision's run
-	for i, run := range runs {
-		if read[i] && rev != nil && run == rev.Run {
+	if rev != nil {
+		if i := slices.Index(runs, rev.Run); i >= 0 {
 			last = journals[i]
 		}
 	}
