@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/lock"
 	"github.com/pynenc/piceli/internal/retention"
 )
@@ -71,23 +70,8 @@ func (r *Release) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 }
 
 // retain applies the default retention rule after a finished run, under the
-// run's locks. While the state directory holds no more runs and plans than
-// the rule keeps (retention.Due), no run or plan can go, and it prunes only
-// secret versions and finishes interrupted removals, without replaying
-// every run's journal (tens of milliseconds each on a large release).
+// run's locks (retention.AfterRun: it replays the runs' journals only when
+// a run or plan could go).
 func (r *Release) retain() error {
-	dir := r.StateDir()
-	due, err := retention.Due(dir, retention.Rule{})
-	switch {
-	case err != nil:
-		return err
-	case due:
-		_, err = retention.Apply(dir, retention.Rule{})
-		return err
-	}
-	if _, err := apply.FinishRemovals(dir); err != nil {
-		return err
-	}
-	_, err = retention.PruneSecrets(dir, 0)
-	return err
+	return retention.AfterRun(r.StateDir())
 }

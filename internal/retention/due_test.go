@@ -3,7 +3,9 @@ package retention_test
 import (
 	"testing"
 
+	"github.com/pynenc/piceli/internal/apply"
 	"github.com/pynenc/piceli/internal/retention"
+	"github.com/pynenc/piceli/internal/secret"
 )
 
 // Due says whether Apply could remove a run or a plan, and it agrees with
@@ -44,6 +46,39 @@ func TestDueIsWhetherApplyWouldRemoveARunOrAPlan(t *testing.T) {
 			}
 			if removed := rep.Runs.RemovedCount + rep.Plans.RemovedCount; (removed > 0) != tc.want {
 				t.Errorf("Due() = %v, but Apply removed %d runs and %d plans", got, rep.Runs.RemovedCount, rep.Plans.RemovedCount)
+			}
+		})
+	}
+}
+
+// AfterRun removes what Apply removes when it is due, and otherwise keeps
+// every run and plan and still prunes secret versions.
+func TestAfterRunPrunesSecretsAlwaysAndRunsOnlyWhenDue(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		runs     int
+		wantRuns int
+	}{
+		{"within the rule", 3, 3},
+		{"more runs than the rule keeps", 22, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &release{t: t, dir: t.TempDir()}
+			r.storePlans(tc.runs, nil)
+			r.secretVersions("db", 15)
+			for i := 1; i <= tc.runs; i++ {
+				r.run(i, i, finishes, nil)
+			}
+			if err := retention.AfterRun(r.dir); err != nil {
+				t.Fatal(err)
+			}
+			runs, err := apply.Runs(r.dir)
+			if err != nil || len(runs) != tc.wantRuns {
+				t.Errorf("after AfterRun: %d runs, %v; want %d", len(runs), err, tc.wantRuns)
+			}
+			versions, err := secret.View(r.dir).Versions("db")
+			if err != nil || len(versions) != secret.KeepVersions {
+				t.Errorf("after AfterRun: db has versions %v, %v; want the newest %d", versions, err, secret.KeepVersions)
 			}
 		})
 	}
