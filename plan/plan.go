@@ -56,6 +56,13 @@ type Plan struct {
 	// Kept are the undeclared objects of the release the plan does not
 	// delete, with why. Not hashed: the plan does nothing to them.
 	Kept []Kept `json:"kept,omitempty"`
+	// Inputs is a keyed digest of the files the composition was rendered
+	// from, recorded when its objects depend on nothing else: YAML or
+	// JSON files without Secrets, charts or kustomizations. An apply that
+	// finds the same files, byte for byte, takes the plan's manifests
+	// instead of rendering them again. Empty for any other plan. Not
+	// hashed (the manifests it stands for are); sealed.
+	Inputs string `json:"inputs,omitempty"`
 }
 
 // Release names the release a plan belongs to.

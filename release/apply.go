@@ -79,10 +79,14 @@ func (r *Release) applyApproved(ctx context.Context, hash string, opts RunOption
 // (precheckEnvironment) while the composition renders: a large release
 // spends tens of milliseconds on each. Nothing reaches the cluster until
 // the check has passed, and its refusal comes before any error of the
-// render. pre is the plan loaded, or nil when the state directory cannot
+// render (for a composition of files only, which may not need a render,
+// the check comes first: precheckThenOpen). pre is the plan loaded, or nil when the state directory cannot
 // give it yet. A promoted plan renders with its images: that first render
 // stops before the cluster, and the composition is opened again with them.
 func (r *Release) precheckAndOpen(ctx context.Context, hash string) (pre *plan.Plan, s *session, err error) {
+	if r.reusesRender() {
+		return r.precheckThenOpen(ctx, hash)
+	}
 	done := make(chan struct{})
 	var preErr error
 	go func() {

@@ -42,6 +42,7 @@ func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*plan.Plan, error
 	if err != nil {
 		return nil, err
 	}
+	s.plan.Inputs = s.inputs()
 	if err := s.store(); err != nil {
 		return s.plan, err
 	}

@@ -136,7 +136,7 @@ func (s *session) approvedInput(ctx context.Context, approved *plan.Plan, opts R
 	}
 	// A plan that takes fields back was made with Reclaim: so is the check.
 	reclaim := opts.Reclaim || slices.ContainsFunc(approved.Steps, func(st plan.Step) bool { return len(st.Reclaim) > 0 })
-	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, reclaim: reclaim, parallel: opts.Parallel, approved: approved, observe: observe}); err != nil {
+	if err := s.makePlan(ctx, planning{allowReplace: opts.AllowReplace, reclaim: reclaim, parallel: opts.Parallel, approved: approved, approvedObjects: s.fromPlan, observe: observe}); err != nil {
 		return apply.Input{}, err
 	}
 	if err := apply.Approve(approved, s.plan, only); err != nil {

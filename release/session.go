@@ -11,6 +11,7 @@ import (
 	"github.com/pynenc/piceli/internal/compose/chart"
 	"github.com/pynenc/piceli/internal/kube"
 	"github.com/pynenc/piceli/internal/lock"
+	"github.com/pynenc/piceli/internal/manifest"
 	"github.com/pynenc/piceli/internal/object"
 	planner "github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/internal/render"
@@ -39,6 +40,12 @@ type session struct {
 	// against them; nil when no chart was rendered against a cluster.
 	capabilities *chart.Capabilities
 	newSeed      bool // the charts drew from a new seed, not the store's
+	// fromPlan says the objects are the approved plan's manifests
+	// (openPlanned), not a render.
+	fromPlan bool
+	// sources are the files the objects were read from, when they are
+	// all the objects depend on (compose.FilesOnly); nil otherwise.
+	sources []manifest.Source
 }
 
 // open checks that the state directory is the release's, loads and renders
@@ -122,6 +129,9 @@ func (r *Release) load(ctx context.Context, cluster func(context.Context) (*char
 		return nil, err
 	}
 	s := &session{r: r, objects: objs, components: res.Components, declared: res.Secrets, source: apply.SourceApply, images: sp.Images}
+	if compose.FilesOnly(sp) {
+		s.sources = res.Sources
+	}
 	if newSeed && len(sp.Charts)+len(res.Charts) > 0 {
 		s.newSecrets, s.newSeed = append(s.newSecrets, seed), true
 	}
@@ -158,6 +168,9 @@ type planning struct {
 	// approved is the plan an approval check confirms (planner.Options
 	// Approved); nil plans anew.
 	approved *plan.Plan
+	// approvedObjects: the session's objects are approved's manifests
+	// (planner.Options ApprovedObjects).
+	approvedObjects bool
 	// observe is planner.Options Observe: the approval check reads the
 	// readiness of what it listed there.
 	observe func(object.Ref, *unstructured.Unstructured)
@@ -188,7 +201,7 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		Environment:         s.environment(),
 		Capabilities:        planCapabilities(s.capabilities),
 	}
-	opts := planner.Options{AllowReplace: how.allowReplace, Reclaim: how.reclaim, Key: s.key, Approved: how.approved, Parallel: how.parallel, Observe: how.observe}
+	opts := planner.Options{AllowReplace: how.allowReplace, Reclaim: how.reclaim, Key: s.key, Approved: how.approved, ApprovedObjects: how.approvedObjects, Parallel: how.parallel, Observe: how.observe}
 	if recs.applied != nil && recs.applied.Release == in.Release {
 		opts.Settled = recs.settled // written by this field manager
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pynenc/piceli/internal/compose/chart"
+	"github.com/pynenc/piceli/internal/manifest"
 	"github.com/pynenc/piceli/internal/object"
 	"github.com/pynenc/piceli/internal/spec"
 	"github.com/pynenc/piceli/internal/wire"
@@ -26,6 +27,9 @@ type Result struct {
 	// has already rendered them into Objects.
 	Charts         []pubwire.ChartInfo
 	Kustomizations []pubwire.KustomizationInfo
+	// Sources are the files a composition of YAML/JSON files was read
+	// from, in order; nil for any other composition.
+	Sources []manifest.Source
 }
 
 // Options tunes Load. The zero value is valid.

@@ -1,21 +1,20 @@
 package compose
 
 import (
-	"os"
 	"strings"
 
 	"github.com/pynenc/piceli/internal/manifest"
-	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/spec"
 )
 
 // loadFiles reads a YAML/JSON file or a directory of them. Origins are
 // relative to the spec's directory.
 func loadFiles(dir, path string) (*Result, error) {
-	docs, err := readManifests(path)
+	docs, srcs, err := manifest.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{Sources: srcs}
 	for _, d := range docs {
 		d.Origin = relOrigin(dir, d.Origin)
 		if err := checkObject(d.Origin, d.Object.Object); err != nil {
@@ -26,16 +25,23 @@ func loadFiles(dir, path string) (*Result, error) {
 	return res, nil
 }
 
-// readManifests reads path as a file or as a directory.
-func readManifests(path string) ([]object.Declared, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+// Sources returns the files a composition of YAML/JSON files reads, with
+// the sums of their bytes now (manifest.Sources); ok is false for a
+// composition whose objects depend on more than those files: a Go
+// composition, or one with charts or kustomizations.
+func Sources(s *spec.Spec) (srcs []manifest.Source, ok bool, err error) {
+	if !FilesOnly(s) {
+		return nil, false, nil
 	}
-	if info.IsDir() {
-		return manifest.ReadDir(path)
-	}
-	return manifest.ReadFile(path)
+	srcs, err = manifest.Sources(s.Release.Composition.File)
+	return srcs, err == nil, err
+}
+
+// FilesOnly reports whether the objects of s are its composition's files
+// and nothing else: a composition of YAML/JSON files, without charts or
+// kustomizations. Its Result.Sources then say all its objects came from.
+func FilesOnly(s *spec.Spec) bool {
+	return s.Release.Composition.Kind == spec.CompositionFiles && len(s.Charts) == 0 && len(s.Kustomizations) == 0
 }
 
 // relOrigin shortens "path:line" origins to paths relative to dir.

@@ -63,22 +63,8 @@ func ReadFile(path string) ([]object.Declared, error) {
 // of their paths. Hidden files and directories are skipped. A directory with
 // no manifest files is an error.
 func ReadDir(dir string) ([]object.Declared, error) {
-	files, err := manifestFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, &Error{File: dir, Msg: "no .yaml, .yml or .json files"}
-	}
-	var docs []object.Declared
-	for _, f := range files {
-		d, err := ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, d...)
-	}
-	return docs, nil
+	docs, _, err := Read(dir)
+	return docs, err
 }
 
 func manifestFiles(dir string) ([]string, error) {

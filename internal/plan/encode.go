@@ -29,6 +29,7 @@ type planJSON struct {
 	Steps        []stepJSON    `json:"steps"`
 	Waves        []graph.Wave  `json:"waves"`
 	Kept         []Kept        `json:"kept,omitempty"`
+	Inputs       string        `json:"inputs,omitempty"`
 }
 
 // stepJSON is Step with its manifest encoded.
@@ -84,6 +85,7 @@ func wirePlan(p *Plan, steps []stepJSON) planJSON {
 	return planJSON{
 		Schema: p.Schema, Hash: p.Hash, Seal: p.Seal, Release: p.Release, Target: p.Target,
 		Environment: p.Environment, Capabilities: p.Capabilities, Namespaces: p.Namespaces, Steps: steps, Waves: p.Waves, Kept: p.Kept,
+		Inputs: p.Inputs,
 	}
 }
 

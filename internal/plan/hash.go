@@ -10,7 +10,7 @@ import (
 )
 
 // ComputeHash returns the plan's identity: "sha256:" and the hex SHA-256 of
-// its canonical encoding without its Hash, its seals and Kept, and its
+// its canonical encoding without its Hash, its seals, Kept and Inputs, and its
 // steps' Changes, Origins and Warnings (presentation, not content). The
 // same inputs give the same hash; another target, another observation or
 // another desired state gives another.
@@ -42,7 +42,7 @@ func canonical(p *Plan, ms []json.RawMessage) ([]byte, error) {
 		steps[i] = wireStep(s, ms[i])
 	}
 	c := wirePlan(p, steps)
-	c.Hash, c.Seal, c.Kept = "", "", nil
+	c.Hash, c.Seal, c.Kept, c.Inputs = "", "", nil, ""
 	data, err := json.Marshal(&c)
 	if err != nil {
 		return nil, fmt.Errorf("encode plan: %w", err)

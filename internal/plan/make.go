@@ -77,6 +77,12 @@ type Options struct {
 	// (see confirmed); the rest are planned as usual. plan.Stale then
 	// compares the two.
 	Approved *Plan
+	// ApprovedObjects says that the declared objects are Approved's own
+	// manifests: an apply took them from the approved plan for a render,
+	// because the files they were rendered from had not changed. A step
+	// then takes its desired manifest and digest from the approved step
+	// instead of copying and encoding the object again.
+	ApprovedObjects bool
 	// Settled is what the release's records say its objects were left as
 	// (SettledBy of its latest revision), for this release's field
 	// manager. An object still at that UID and resourceVersion whose
@@ -266,11 +272,15 @@ func (m *maker) needsNamespace() bool {
 	return m.in.Namespace != "" && m.live.get(ref) == nil && !m.declared[ref]
 }
 
+// TargetNamespaceOrigin is the origin of the target namespace's step in a
+// plan that creates it though the composition does not declare it.
+const TargetNamespaceOrigin = "release.toml target.namespace"
+
 func targetNamespace(in Input) object.Declared {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
 	u.SetName(in.Namespace)
 	u.SetLabels(map[string]string{object.ReleaseLabel: in.Release.Name})
-	return object.Declared{Origin: "release.toml target.namespace", Object: u}
+	return object.Declared{Origin: TargetNamespaceOrigin, Object: u}
 }
 
 // steps plans every object in parallel, results written by index.

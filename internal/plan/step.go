@@ -55,7 +55,8 @@ func (m *maker) step(ctx context.Context, i int) (Step, error) {
 }
 
 // newStep is object i's step before the cluster is compared: what it is,
-// its sealed manifest and that manifest's digest.
+// its sealed manifest and that manifest's digest (the approved step's,
+// under Options.ApprovedObjects).
 func (m *maker) newStep(i int) Step {
 	o, r := m.in.Objects[i], m.res[i]
 	ref := object.RefOf(o.Object)
@@ -65,10 +66,14 @@ func (m *maker) newStep(i int) Step {
 		Resource:   r.GVR.Resource,
 		Stage:      graph.StageOf(ref.Group, ref.Kind),
 		Origin:     o.Origin,
-		Manifest:   m.dig.Sealed(o.Object),
 		Warnings:   imageWarnings(o.Object),
 		NoWait:     noWait(o.Object, m.in.Wait),
 	}
+	if a, ok := m.approved[ref]; ok && m.opts.ApprovedObjects && a.Desired != "" {
+		s.Manifest, s.Desired = a.Manifest, a.Desired // o.Object is a copy of it
+		return s
+	}
+	s.Manifest = m.dig.Sealed(o.Object)
 	s.Desired = m.dig.Of(s.Manifest)
 	return s
 }
