@@ -126,24 +126,23 @@ func (r *Release) precheckThenOpen(ctx context.Context, hash string) (*plan.Plan
 	return pre, s, err
 }
 
-// plannedObjects returns the objects p's manifests declare, rendered as a
-// render of the composition gives them, when p was made from the inputs
-// whose digest is now; nil otherwise.
+// plannedObjects returns the objects p's manifests declare, in the order
+// a render gives them, when p was made from the inputs whose digest is
+// now; nil otherwise. They are the plan's own maps, not copies: its
+// manifests are what the render gave when it was made (sealed since), and
+// every stage that changes an object copies it first (object.Declared).
 func (r *Release) plannedObjects(p *plan.Plan, now string) []object.Declared {
 	if p == nil || p.Inputs == "" || now == "" || !digest.Equal(p.Inputs, now) {
 		return nil
 	}
-	declared := make([]object.Declared, 0, len(p.Steps))
+	objs := make([]object.Declared, 0, len(p.Steps))
 	for _, st := range p.Steps {
 		if st.Action == plan.Delete || st.Origin == planner.TargetNamespaceOrigin {
 			continue // not declared: a prune, or the namespace the planner adds
 		}
-		declared = append(declared, object.Declared{Origin: st.Origin, Object: &unstructured.Unstructured{Object: st.Manifest}})
+		objs = append(objs, object.Declared{Origin: st.Origin, Object: &unstructured.Unstructured{Object: st.Manifest}})
 	}
-	objs, err := render.Objects(declared, render.Options{Namespace: r.spec.Target.Namespace, Release: r.spec.Release.Name})
-	if err != nil {
-		return nil // the render will say what is wrong
-	}
+	render.Sort(objs)
 	return objs
 }
 

@@ -1,8 +1,9 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -53,7 +54,7 @@ func Objects(in []object.Declared, opts Options) ([]object.Declared, error) {
 		seen[ref] = o.Origin
 		out[i] = object.Declared{Origin: o.Origin, DependsOn: o.DependsOn, Object: u}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return less(out[i].Object, out[j].Object) })
+	Sort(out)
 	return out, nil
 }
 
@@ -66,21 +67,28 @@ func Manifests(objs []object.Declared) []*unstructured.Unstructured {
 	return out
 }
 
-// less orders objects by stage, then group, kind, namespace and name.
-func less(a, b *unstructured.Unstructured) bool {
-	ra, rb := object.RefOf(a), object.RefOf(b)
-	sa, sb := graph.StageOf(ra.Group, ra.Kind).Rank(), graph.StageOf(rb.Group, rb.Kind).Rank()
-	if sa != sb {
-		return sa < sb
+// Sort puts objects in apply order, the order Objects returns: by stage,
+// then group, kind, namespace and name. Each object's key is read once.
+func Sort(objs []object.Declared) {
+	keyed := make([]keyedObject, len(objs))
+	for i, o := range objs {
+		ref := object.RefOf(o.Object)
+		keyed[i] = keyedObject{rank: graph.StageOf(ref.Group, ref.Kind).Rank(), ref: ref, o: o}
 	}
-	ka := []string{ra.Group, ra.Kind, ra.Namespace, ra.Name}
-	kb := []string{rb.Group, rb.Kind, rb.Namespace, rb.Name}
-	for i := range ka {
-		if ka[i] != kb[i] {
-			return ka[i] < kb[i]
-		}
+	slices.SortStableFunc(keyed, func(a, b keyedObject) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.ref.Group, b.ref.Group), cmp.Compare(a.ref.Kind, b.ref.Kind),
+			cmp.Compare(a.ref.Namespace, b.ref.Namespace), cmp.Compare(a.ref.Name, b.ref.Name))
+	})
+	for i, k := range keyed {
+		objs[i] = k.o
 	}
-	return false
+}
+
+// keyedObject is an object with its sort key.
+type keyedObject struct {
+	rank int
+	ref  object.Ref
+	o    object.Declared
 }
 
 // namespaced decides an object's scope without a cluster: built-in kinds
