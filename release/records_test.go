@@ -23,8 +23,8 @@ func TestReadRecordsTakesTheApprovedPlanTheLatestRevisionApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if read.applied == nil || read.applied.Hash != rev.Plan {
-		t.Fatalf("readRecords(nil).applied = %v, want plan %s read from its file", read.applied, rev.Plan)
+	if read.applied() == nil || read.applied().Hash != rev.Plan {
+		t.Fatalf("readRecords(nil).applied = %v, want plan %s read from its file", read.applied(), rev.Plan)
 	}
 	// With the file gone, only the plan in hand can answer.
 	removePlanFile(t, dir, rev.Plan)
@@ -32,13 +32,13 @@ func TestReadRecordsTakesTheApprovedPlanTheLatestRevisionApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.applied != approved {
-		t.Errorf("readRecords(approved).applied = %p, want the approved plan %p", got.applied, approved)
+	if got.applied() != approved {
+		t.Errorf("readRecords(approved).applied = %p, want the approved plan %p", got.applied(), approved)
 	}
 	other := *approved
 	other.Hash = "sha256:" + strings.Repeat("0", 64)
-	if got, _ := readRecords(dir, &other); got.applied != nil {
-		t.Errorf("readRecords(another plan).applied = %s, want none (the revision's own plan file is gone)", got.applied.Hash)
+	if got, _ := readRecords(dir, &other); got.applied() != nil {
+		t.Errorf("readRecords(another plan).applied() = %s, want none (the revision's own plan file is gone)", got.applied().Hash)
 	}
 }
 

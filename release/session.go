@@ -179,31 +179,41 @@ type planning struct {
 // makePlan plans the session's objects against the cluster.
 func (s *session) makePlan(ctx context.Context, how planning) error {
 	rel := s.r.spec.Release
+	release := plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager}
 	// The plan's first round trips (the cluster's UID, discovery) go out
-	// while the records are read.
+	// while the records are read. An approval check reads what the
+	// release owns and left settled only if it needs them (planner.Options
+	// Records): its approved plan confirms the steps of a release nothing
+	// changed, and finds nothing to prune. A new plan needs them for every
+	// step.
 	prefetched := s.client.Prefetch(ctx)
 	recs, err := readRecords(s.r.StateDir(), how.approved)
+	var owned map[string]bool
+	var settled map[object.Ref]planner.Settled
+	if err == nil && how.approved == nil {
+		owned, settled = recs.ownership(release)
+	}
 	prefetched()
 	if err != nil {
 		return err
 	}
 	in := planner.Input{
-		Release:             plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager},
+		Release:             release,
 		Namespace:           s.r.spec.Target.Namespace,
 		Namespaces:          s.r.spec.Target.Namespaces,
 		Objects:             s.objects,
 		Components:          s.components,
 		Prune:               rel.Prune,
 		Previous:            recs.previous,
-		Owned:               recs.owned,
+		Owned:               owned,
 		RequirePinnedImages: rel.RequirePinnedImages,
 		Wait:                rel.Wait,
 		Environment:         s.environment(),
 		Capabilities:        planCapabilities(s.capabilities),
 	}
-	opts := planner.Options{AllowReplace: how.allowReplace, Reclaim: how.reclaim, Key: s.key, Approved: how.approved, ApprovedObjects: how.approvedObjects, Parallel: how.parallel, Observe: how.observe}
-	if recs.applied != nil && recs.applied.Release == in.Release {
-		opts.Settled = recs.settled // written by this field manager
+	opts := planner.Options{AllowReplace: how.allowReplace, Reclaim: how.reclaim, Key: s.key, Approved: how.approved, ApprovedObjects: how.approvedObjects, Parallel: how.parallel, Observe: how.observe, Settled: settled}
+	if how.approved != nil {
+		opts.Records = func() (map[string]bool, map[object.Ref]planner.Settled) { return recs.ownership(release) }
 	}
 	p, err := planner.Make(ctx, s.client, in, opts)
 	s.plan = p

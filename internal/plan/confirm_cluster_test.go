@@ -3,6 +3,7 @@ package plan_test
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -178,5 +179,47 @@ func TestAPlanTrustsWhatTheReleaseLeftOnlyWhileNobodyWroteIt(t *testing.T) {
 	}
 	if s := find(t, fresh, "ConfigMap", "cm-2"); s.Action == plan.NoOp && len(s.Conflicts) == 0 {
 		t.Errorf("%s: a no-op without conflicts, want the edit of data.mode found", s.Ref)
+	}
+}
+
+// An approval check of objects nothing wrote since the approved plan, with
+// nothing of the release to prune, never asks for the release's records
+// (Options.Records): they are read from journals and an earlier plan. One
+// step written since asks for them, once, however many steps run at once.
+func TestAConfirmedPlanReadsNoRecords(t *testing.T) {
+	f := example(t, "hello")
+	// A name no other test's objects carry: an undeclared object of
+	// another release of the same name would be a reason to read them.
+	f.input.Release.Name = "records-" + f.ns
+	f.input.Objects = nil
+	for i := range 8 {
+		cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"mode": "fast"}}}
+		cm.SetName(fmt.Sprintf("cm-%d", i))
+		cm.SetNamespace(f.ns)
+		cm.SetLabels(map[string]string{object.ReleaseLabel: f.input.Release.Name})
+		f.input.Objects = append(f.input.Objects, object.Declared{Origin: "test", Object: cm})
+	}
+	f.input.Prune = true
+	f.applyAll(t)
+	approved := f.plan(t, plan.Options{})
+	var asked atomic.Int32
+	records := func() (map[string]bool, map[object.Ref]plan.Settled) {
+		asked.Add(1)
+		return nil, nil
+	}
+	confirm := func() { f.plan(t, plan.Options{Approved: approved, Records: records}) }
+	confirm()
+	if n := asked.Load(); n != 0 {
+		t.Errorf("confirming a plan nothing changed asked for the records %d times, want never", n)
+	}
+	cms := f.sb.Clientset.CoreV1().ConfigMaps(f.ns)
+	for _, name := range []string{"cm-0", "cm-5"} {
+		if _, err := cms.Patch(t.Context(), name, types.MergePatchType, []byte(`{"metadata":{"annotations":{"x":"y"}}}`), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	confirm()
+	if n := asked.Load(); n != 1 {
+		t.Errorf("confirming a plan two of whose objects were written since asked for the records %d times, want once", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -90,6 +91,12 @@ type Options struct {
 	// nobody has written it since the release did. Nil dry-runs every
 	// existing object.
 	Settled map[object.Ref]Settled
+	// Records, when set, gives Input.Owned and Settled when the plan first
+	// needs either, in place of those fields: for an undeclared object of
+	// the release (prune) or a step Approved does not confirm. An approval
+	// check of a release nothing changed then reads none of the records
+	// behind them (journals, an earlier plan). It is called at most once.
+	Records func() (owned map[string]bool, settled map[object.Ref]Settled)
 	// Observe, when set, is called once for each declared object the
 	// LISTs found, with the object as listed, before any step is made and
 	// on Make's goroutine: an approval check takes the readiness of what
@@ -113,6 +120,9 @@ type maker struct {
 	declared map[object.Ref]bool
 	keys     []listKey // the LISTs read made, for prunes
 	kept     []Kept    // filled by steps
+	// records gives Input.Owned and Options.Settled, or what
+	// Options.Records returns for them, read once.
+	records func() (map[string]bool, map[object.Ref]Settled)
 }
 
 // Make reads the cluster and returns the plan for in: every declared object
@@ -157,7 +167,26 @@ func newMaker(c *kube.Client, in Input, opts Options) (*maker, error) {
 		opts.Key = make([]byte, 32)
 		rand.Read(opts.Key)
 	}
-	return &maker{c: c, in: in, opts: opts, dig: Digester{Key: opts.Key}, approved: approvedSteps(opts.Approved)}, nil
+	records := opts.Records
+	if records == nil {
+		records = func() (map[string]bool, map[object.Ref]Settled) { return in.Owned, opts.Settled }
+	}
+	m := &maker{c: c, in: in, opts: opts, dig: Digester{Key: opts.Key}, approved: approvedSteps(opts.Approved)}
+	m.records = sync.OnceValues(records)
+	return m, nil
+}
+
+// owned reports whether the release's records say it owns uid.
+func (m *maker) owned(uid string) bool {
+	owned, _ := m.records()
+	return owned[uid]
+}
+
+// settled is what the release's records say ref was left as.
+func (m *maker) settled(ref object.Ref) (Settled, bool) {
+	_, settled := m.records()
+	k, ok := settled[ref]
+	return k, ok
 }
 
 // read resolves every object and lists what exists, adding the target

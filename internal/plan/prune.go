@@ -60,7 +60,7 @@ func (m *maker) ours(u *unstructured.Unstructured) bool {
 	if ns := u.GetNamespace(); ns != "" && ns == m.in.Namespace {
 		return true
 	}
-	return m.in.Owned[string(u.GetUID())] || m.previous(object.RefOf(u))
+	return m.previous(object.RefOf(u)) || m.owned(string(u.GetUID())) // the records only when they must
 }
 
 // previous reports whether the release's previous revision has ref.
@@ -84,7 +84,7 @@ func (m *maker) keep(u *unstructured.Unstructured) KeepReason {
 		return KeepPruneOff
 	case ref.Namespace != "" && !m.allowed(ref.Namespace):
 		return KeepNamespaceNotAllowed
-	case !m.in.Owned[string(u.GetUID())]:
+	case !m.owned(string(u.GetUID())):
 		return KeepNotCreated
 	case protected[ref.Group+"/"+ref.Kind] && u.GetAnnotations()[PruneAnnotation] != "allow":
 		return KeepProtected

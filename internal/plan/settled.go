@@ -60,7 +60,7 @@ func SettledBy(p *Plan, run []journal.Record) map[object.Ref]Settled {
 // manifest sets (Settled.Fields), so applying s again is a no-op and needs
 // no dry-run to say so.
 func (m *maker) unchangedSince(i int, s Step, live *unstructured.Unstructured) bool {
-	k, ok := m.opts.Settled[s.Ref]
+	k, ok := m.settled(s.Ref)
 	if !ok || k.Desired != s.Desired || k.UID != string(live.GetUID()) || live.GetLabels()[object.ReleaseLabel] != m.in.Release.Name {
 		return false
 	}
