@@ -19,8 +19,9 @@ import (
 type lookupFunc func(schema.GroupKind) (map[string]Resource, error)
 
 // resolve is the pure core of Resolve: CRDs in objs first, lookup for the
-// rest, scope checked, every error collected.
+// rest (once per kind), scope checked, every error collected.
 func resolve(objs []object.Declared, lookup lookupFunc) ([]Resource, error) {
+	lookup = memoized(lookup)
 	crds, errs := crdKinds(objs)
 	out := make([]Resource, len(objs))
 	for i, d := range objs {
@@ -39,6 +40,25 @@ func resolve(objs []object.Declared, lookup lookupFunc) ([]Resource, error) {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// memoized is lookup asked once per kind: a release of a thousand
+// ConfigMaps asks the mapper once, not a thousand times. Not for
+// concurrent use.
+func memoized(lookup lookupFunc) lookupFunc {
+	type answer struct {
+		served map[string]Resource
+		err    error
+	}
+	seen := map[schema.GroupKind]answer{}
+	return func(gk schema.GroupKind) (map[string]Resource, error) {
+		a, ok := seen[gk]
+		if !ok {
+			a.served, a.err = lookup(gk)
+			seen[gk] = a
+		}
+		return a.served, a.err
+	}
 }
 
 // resolveObject resolves one object's kind and version and checks its scope.

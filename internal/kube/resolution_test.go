@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/pynenc/piceli/internal/object"
@@ -143,4 +144,27 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// The mapper is asked once per kind, however many objects are of it; every
+// object still gets its own answer, scope checked.
+func TestResolveAsksOncePerKind(t *testing.T) {
+	asked := map[schema.GroupKind]int{}
+	counting := func(gk schema.GroupKind) (map[string]Resource, error) {
+		asked[gk]++
+		return stubCluster(gk)
+	}
+	var us []*unstructured.Unstructured
+	for i := range 5 {
+		us = append(us, obj("v1", "ConfigMap", "ns", fmt.Sprintf("cm-%d", i)))
+	}
+	us = append(us, obj("apps/v1", "Deployment", "ns", "web"), obj("v1", "ConfigMap", "", "no-namespace"))
+	_, err := resolve(declared(us...), counting)
+	if err == nil {
+		t.Fatal("a namespaced ConfigMap without a namespace resolved")
+	}
+	want := map[schema.GroupKind]int{{Kind: "ConfigMap"}: 1, {Group: "apps", Kind: "Deployment"}: 1}
+	if diff := cmp.Diff(want, asked); diff != "" {
+		t.Errorf("lookups by kind (-want +got):\n%s", diff)
+	}
 }
