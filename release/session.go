@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -181,16 +182,17 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 	rel := s.r.spec.Release
 	release := plan.Release{Name: rel.Name, Owner: rel.Owner, FieldManager: rel.FieldManager}
 	// The plan's first round trips (the cluster's UID, discovery) go out
-	// while the records are read. An approval check reads what the
-	// release owns and left settled only if it needs them (planner.Options
-	// Records): its approved plan confirms the steps of a release nothing
-	// changed, and finds nothing to prune. A new plan needs them for every
-	// step.
+	// while the records are read. What the release owns and left settled
+	// is read then when the plan will need it: a new plan, for every step;
+	// an approval check, to judge what it may prune. Any other approval
+	// check reads it only if it must (planner.Options Records): its
+	// approved plan confirms the steps of a release nothing changed.
 	prefetched := s.client.Prefetch(ctx)
 	recs, err := readRecords(s.r.StateDir(), how.approved)
+	lazy := how.approved != nil && !prunes(how.approved)
 	var owned map[string]bool
 	var settled map[object.Ref]planner.Settled
-	if err == nil && how.approved == nil {
+	if err == nil && !lazy {
 		owned, settled = recs.ownership(release)
 	}
 	prefetched()
@@ -212,12 +214,18 @@ func (s *session) makePlan(ctx context.Context, how planning) error {
 		Capabilities:        planCapabilities(s.capabilities),
 	}
 	opts := planner.Options{AllowReplace: how.allowReplace, Reclaim: how.reclaim, Key: s.key, Approved: how.approved, ApprovedObjects: how.approvedObjects, Parallel: how.parallel, Observe: how.observe, Settled: settled}
-	if how.approved != nil {
+	if lazy {
 		opts.Records = func() (map[string]bool, map[object.Ref]planner.Settled) { return recs.ownership(release) }
 	}
 	p, err := planner.Make(ctx, s.client, in, opts)
 	s.plan = p
 	return classify(err)
+}
+
+// prunes reports whether p found undeclared objects of the release: it
+// deletes some, or keeps them and says why.
+func prunes(p *plan.Plan) bool {
+	return len(p.Kept) > 0 || slices.ContainsFunc(p.Steps, func(s plan.Step) bool { return s.Action == plan.Delete })
 }
 
 // environment is what a plan records of the spec's environment: its name,
