@@ -36,9 +36,10 @@ Steps:
   2. take the release's file lock (one writer per state directory)
   3. load the approved plan (refused, exit 2, when it was edited since it
      was stored: every plan is sealed with a key kept in state_dir/keys);
-     render the composition again and list what exists, one request per
-     kind and namespace (dry-running again only objects written since the
-     plan), and refuse (exit 2, nothing written) when the composition
+     render the composition again (YAML/JSON files whose bytes have not
+     changed since the plan take the plan's manifests instead) and list
+     what exists, one request per kind and namespace (dry-running again
+     only objects written since the plan), and refuse (exit 2, nothing written) when the composition
      renders differently, the target differs, or the cluster changed in a
      field the plan touches (status churn is not a change)
   4. take the release's Lease in the cluster, naming this holder
