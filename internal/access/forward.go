@@ -170,7 +170,7 @@ func (f *forward) dial(ctx context.Context, avoid string) (*tunnel, error) {
 		}
 		ports[n] = cp
 	}
-	conn, err := dialPod(f.s.cfg, f.s.cs, pod.Namespace, pod.Name)
+	conn, err := dialPod(ctx, f.s.cfg, f.s.cs, pod.Namespace, pod.Name)
 	if err != nil {
 		return nil, err
 	}
