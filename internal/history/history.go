@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,18 +120,13 @@ func recorded(sums []Summary, r Revision) (int, bool, error) {
 	return 0, false, nil
 }
 
-// store writes revision n's file, its JSON doc indented, atomically and
-// owner-only.
+// store writes revision n's file, its JSON doc as it is (compact: every
+// plan reads the latest revision), atomically and owner-only.
 func store(stateDir string, n int, doc []byte) error {
-	var data bytes.Buffer
-	data.Grow(len(doc) + len(doc)/2)
-	if err := json.Indent(&data, doc, "", "  "); err != nil {
-		return fmt.Errorf("encode revision %d: %w", n, err)
-	}
 	if err := atomicfile.MkdirPrivate(dir(stateDir)); err != nil {
 		return fmt.Errorf("store revision: %w", err)
 	}
-	return atomicfile.Write(file(stateDir, n), append(data.Bytes(), '\n'), 0o600)
+	return atomicfile.Write(file(stateDir, n), append(doc, '\n'), 0o600)
 }
 
 // addToIndex saves the index sums (caught up with the revision files)

@@ -33,7 +33,7 @@ func sealOf(key []byte, r Revision) (string, error) {
 // large revision's encoding is most of the time a run spends recording
 // it. Seal is Revision's last field and left out while empty, so r's JSON
 // with its seal is the JSON the seal covers, the seal added before the
-// closing brace (TestStoredRevisionIsItsIndentedJSON holds the two
+// closing brace (TestStoredRevisionIsItsJSON holds the two
 // together).
 func sealed(key []byte, r Revision) (string, []byte, error) {
 	k, err := digest.SealKey(key, sealInfo)

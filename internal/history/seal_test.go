@@ -79,11 +79,11 @@ func edited(t *testing.T, dir string, edit func(*Revision)) *Revision {
 	return got
 }
 
-// TestStoredRevisionIsItsIndentedJSON: Add encodes a revision once, for its
+// TestStoredRevisionIsItsJSON: Add encodes a revision once, for its
 // seal and its file (sealed); the file is still exactly the revision's
-// indented JSON, seal included, and its seal verifies. A field added after
+// JSON, seal included, and its seal verifies. A field added after
 // Seal, or a Seal no longer left out when empty, fails here.
-func TestStoredRevisionIsItsIndentedJSON(t *testing.T) {
+func TestStoredRevisionIsItsJSON(t *testing.T) {
 	dir := t.TempDir()
 	r := revision(1, 3)
 	r.Source, r.Unchanged = "rollback to 1", true
@@ -104,11 +104,11 @@ func TestStoredRevisionIsItsIndentedJSON(t *testing.T) {
 	if err := got.Verify(testKey); err != nil {
 		t.Fatalf("Verify() = %v", err)
 	}
-	want, err := json.MarshalIndent(got, "", "  ")
+	want, err := json.Marshal(got)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(data) != string(want)+"\n" {
-		t.Errorf("revision file:\n%s\nwant the revision's indented JSON:\n%s", data, want)
+		t.Errorf("revision file:\n%s\nwant the revision's JSON:\n%s", data, want)
 	}
 }

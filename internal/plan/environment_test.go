@@ -101,7 +101,7 @@ func TestStoredPlanRecordsItsEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edited := strings.Replace(string(data), `"name": "staging"`, `"name": "prod"`, 1)
+	edited := strings.Replace(string(data), `"name":"staging"`, `"name":"prod"`, 1)
 	if edited == string(data) {
 		t.Fatalf("the stored plan does not record environment staging:\n%s", data)
 	}

@@ -45,7 +45,7 @@ func Save(stateDir string, p *Plan) (string, error) {
 	}
 	p.Hash = hash
 	s.seal(p, ms)
-	data, err := json.MarshalIndent(wired(p, ms), "", "  ")
+	data, err := json.Marshal(wired(p, ms)) // compact: a no-op apply reads it whole
 	if err != nil {
 		return "", fmt.Errorf("encode plan: %w", err)
 	}
