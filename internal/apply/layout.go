@@ -60,7 +60,7 @@ func sourcePath(stateDir, run string) string {
 // RunSource returns why a run ran: "apply", or "rollback to N". Runs that
 // recorded nothing were applies.
 func RunSource(stateDir, run string) (string, error) {
-	data, err := os.ReadFile(sourcePath(stateDir, run))
+	data, err := statedir.ReadFile(sourcePath(stateDir, run))
 	if errors.Is(err, os.ErrNotExist) {
 		return SourceApply, nil
 	}
@@ -87,7 +87,7 @@ func RollbackOf(source string) (int, bool) {
 // have come from shared state, so an id that is not one file name (a '/',
 // "..") is an error: it never becomes a path out of the runs directory.
 func LatestRun(stateDir string) (string, error) {
-	data, err := os.ReadFile(latestPath(stateDir))
+	data, err := statedir.ReadFile(latestPath(stateDir))
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("%w in %s", ErrNoRun, stateDir)
 	}

@@ -152,7 +152,7 @@ func Load(stateDir string, n int) (*Revision, error) {
 
 // readFile reads revision n's file; ErrNoRevision when there is none.
 func readFile(stateDir string, n int) ([]byte, error) {
-	data, err := os.ReadFile(file(stateDir, n))
+	data, err := statedir.ReadFile(file(stateDir, n))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("revision %d: %w", n, ErrNoRevision)
 	}

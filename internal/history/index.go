@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/pynenc/piceli/internal/atomicfile"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // IndexSchema versions the history index document.
@@ -104,7 +104,7 @@ func caughtUp(stateDir string, ns []int) ([]Summary, bool, error) {
 // cannot be read or decoded: the index is derived from the revision files,
 // so a bad one is rebuilt rather than reported.
 func readIndex(stateDir string) []Summary {
-	data, err := os.ReadFile(indexFile(stateDir))
+	data, err := statedir.ReadFile(indexFile(stateDir))
 	if err != nil {
 		return nil
 	}

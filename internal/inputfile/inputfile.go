@@ -1,6 +1,7 @@
 package inputfile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -109,13 +110,20 @@ func read(path string, limit int64, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > limit {
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	if size > limit {
 		return nil, tooLarge(path, limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	// Sized as the file is, as os.ReadFile does, and read to its end (or
+	// one byte past limit) should it have grown since.
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, tooLarge(path, limit)
 	}

@@ -3,10 +3,10 @@ package journal
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/pynenc/piceli/internal/parallel"
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // CorruptError reports damage a crash cannot explain: the frame at Offset
@@ -42,7 +42,7 @@ func (t *Tail) String() string {
 // not repaired: the file is never modified. Damage that is not a torn tail
 // is a *CorruptError.
 func Read(path string) ([]Record, *Tail, error) {
-	data, err := os.ReadFile(path)
+	data, err := statedir.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("journal %s: %w", path, err)
 	}

@@ -122,7 +122,7 @@ const (
 // Holder (the error then says the holder is unknown).
 func readHolder(path string) Holder {
 	var h Holder
-	data, err := os.ReadFile(path)
+	data, err := statedir.ReadFile(path)
 	if err != nil {
 		return Holder{}
 	}

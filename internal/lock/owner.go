@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -97,7 +96,7 @@ func ClaimOwner(stateDir string, o Owner) error {
 // readOwner reads stateDir's owner file; ok is false when there is none.
 func readOwner(stateDir string) (Owner, bool, error) {
 	path := filepath.Join(stateDir, ownerFile)
-	data, err := os.ReadFile(path)
+	data, err := statedir.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Owner{}, false, nil
 	}

@@ -103,7 +103,7 @@ func (s sealer) storeFileSeal(stateDir, hash string, data []byte) error {
 // current digest key. Any doubt (no seal, an unreadable key, a mismatch)
 // answers false, and the plan is checked in full.
 func sealedFile(stateDir, full string, data []byte) bool {
-	stored, err := os.ReadFile(fileSealPath(stateDir, full))
+	stored, err := statedir.ReadFile(fileSealPath(stateDir, full))
 	if err != nil || len(stored) > 128 {
 		return false
 	}
@@ -224,7 +224,7 @@ func readStored(stateDir, hash string) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	data, err := os.ReadFile(file(stateDir, full))
+	data, err := statedir.ReadFile(file(stateDir, full))
 	if err != nil {
 		return "", nil, fmt.Errorf("load plan %s: %w", ShortHash(full), err)
 	}
@@ -339,7 +339,7 @@ func ReadKey(stateDir string) ([]byte, error) {
 // loadKey returns the stored digest key; an error wrapping os.ErrNotExist
 // when there is none.
 func loadKey(stateDir string) ([]byte, error) {
-	key, err := os.ReadFile(keyFile(stateDir))
+	key, err := statedir.ReadFile(keyFile(stateDir))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, err
@@ -354,7 +354,7 @@ func loadKey(stateDir string) ([]byte, error) {
 // StoreKey persists key as the release's digest key, owner-only, unless it
 // is stored already. A different stored key is an error.
 func StoreKey(stateDir string, key []byte) error {
-	have, err := os.ReadFile(keyFile(stateDir))
+	have, err := statedir.ReadFile(keyFile(stateDir))
 	if err == nil {
 		if !bytes.Equal(have, key) {
 			return fmt.Errorf("digest key %s changed while planning", keyFile(stateDir))

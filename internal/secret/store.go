@@ -98,7 +98,7 @@ func (s *Store) Load(name string, n int) (*Version, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(s.path(name, n))
+	data, err := statedir.ReadFile(s.path(name, n))
 	if err != nil {
 		return nil, fmt.Errorf("load secret %q version %d: %w", name, n, err)
 	}

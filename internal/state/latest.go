@@ -3,7 +3,6 @@ package state
 import (
 	"bytes"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -66,7 +65,7 @@ func runID(pointer []byte) string {
 // cache or the snapshot, or else the time its id begins with.
 func started(dir string, files []File, id string) runStart {
 	name := statedir.RunFileRel(id, statedir.RunJournal)
-	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
+	if data, err := statedir.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
 		if t, ok := journal.StartedAt(data); ok {
 			return runStart{ID: id, Started: t}
 		}

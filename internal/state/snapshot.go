@@ -52,7 +52,7 @@ func Files(dir string) ([]File, error) {
 		if err != nil || local(filepath.ToSlash(rel)) || strings.Contains(d.Name(), ".tmp") {
 			return err
 		}
-		data, err := os.ReadFile(path)
+		data, err := statedir.ReadFile(path)
 		files = append(files, File{Path: filepath.ToSlash(rel), Data: data})
 		return err
 	})
@@ -134,7 +134,7 @@ func Merge(dir string, files []File, gone []string) (int, error) {
 	changed := 0
 	for _, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Path))
-		cur, err := os.ReadFile(path)
+		cur, err := statedir.ReadFile(path)
 		if err == nil && (bytes.HasPrefix(cur, f.Data) || f.Path == latestRun && keepLatest(dir, files, cur, f.Data)) {
 			continue
 		}

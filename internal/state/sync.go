@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/pynenc/piceli/internal/statedir"
 )
 
 // ErrOlder is matched by the error of a pull that found a snapshot older
@@ -122,7 +123,7 @@ func paths(files []File) []string {
 // with nothing, seen nothing".
 func readSync(dir string) syncRecord {
 	var r syncRecord
-	data, err := os.ReadFile(filepath.Join(dir, syncFile))
+	data, err := statedir.ReadFile(filepath.Join(dir, syncFile))
 	if err == nil {
 		json.Unmarshal(data, &r)
 	}

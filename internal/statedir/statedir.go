@@ -8,7 +8,22 @@ package statedir
 import (
 	"path"
 	"path/filepath"
+
+	"github.com/pynenc/piceli/internal/inputfile"
 )
+
+// MaxFile bounds any one file of a state directory that Piceli reads:
+// the largest real ones (a plan, a journal or a revision of thousands of
+// objects) are a few MiB.
+const MaxFile = 256 << 20
+
+// ReadFile reads a file of a state directory: a regular file, no symlink
+// (Piceli writes none there), of at most MaxFile bytes; anything else is
+// an error naming the path, and is never read whole. A missing file is an
+// error matching fs.ErrNotExist, as with os.ReadFile.
+func ReadFile(path string) ([]byte, error) {
+	return inputfile.ReadNoFollow(path, MaxFile)
+}
 
 // The entries of a state directory, as slash-separated paths relative to
 // it. A run's files are under Runs/<run id>/.
