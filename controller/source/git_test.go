@@ -226,8 +226,8 @@ func TestGitBranchTagAndCommitResolveAndFetch(t *testing.T) {
 			t.Fatalf("%+v: Fetch = %+v, %v; want Files %s", c.spec, content, err, dir)
 		}
 		// What is written is what a files composition reads.
-		if objs, err := manifest.ReadDir(dir); err != nil || len(objs) != 2 {
-			t.Errorf("%+v: manifest.ReadDir of the fetched files = %d objects, %v; want 2", c.spec, len(objs), err)
+		if objs, _, err := manifest.Read(dir); err != nil || len(objs) != 2 {
+			t.Errorf("%+v: manifest.Read of the fetched files = %d objects, %v; want 2", c.spec, len(objs), err)
 		}
 		files := readTree(t, dir)
 		if keys(files) != "app.yaml sub/db.json" {

@@ -113,11 +113,7 @@ func readInput(t *testing.T, paths []string) []*unstructured.Unstructured {
 	t.Helper()
 	var out []*unstructured.Unstructured
 	for _, p := range paths {
-		read := manifest.ReadFile
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			read = manifest.ReadDir
-		}
-		docs, err := read(p)
+		docs, _, err := manifest.Read(p) // a file or a directory
 		if err != nil {
 			t.Fatalf("read %s: %v", p, err)
 		}

@@ -70,6 +70,6 @@ func ReadDocuments(path string) ([]Document, error) {
 	return Documents(path, data)
 }
 
-// Files returns the manifest files under dir as ReadDir reads them:
+// Files returns the manifest files under dir as Read reads them:
 // recursively, hidden files and directories skipped, in lexical order.
 func Files(dir string) ([]string, error) { return manifestFiles(dir) }

@@ -59,14 +59,6 @@ func ReadFile(path string) ([]object.Declared, error) {
 	return Decode(path, data)
 }
 
-// ReadDir reads every manifest file under dir, recursively, in lexical order
-// of their paths. Hidden files and directories are skipped. A directory with
-// no manifest files is an error.
-func ReadDir(dir string) ([]object.Declared, error) {
-	docs, _, err := Read(dir)
-	return docs, err
-}
-
 func manifestFiles(dir string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -111,7 +111,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-func TestReadDir(t *testing.T) {
+func TestReadOfADirectory(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) {
 		p := filepath.Join(dir, name)
@@ -127,20 +127,23 @@ func TestReadDir(t *testing.T) {
 	write("a/z.yml", cm("z"))
 	write(".hidden/x.yaml", cm("hidden"))
 	write("notes.txt", "not a manifest")
-	docs, err := ReadDir(dir)
+	docs, srcs, err := Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{filepath.Join(dir, "a/z.yml") + ":1 ConfigMap/z", filepath.Join(dir, "b.yaml") + ":1 ConfigMap/b"}
 	if diff := cmp.Diff(want, origins(docs)); diff != "" {
-		t.Errorf("ReadDir() (-want +got):\n%s", diff)
+		t.Errorf("Read() (-want +got):\n%s", diff)
+	}
+	if len(srcs) != 2 || srcs[0].Path != filepath.Join(dir, "a/z.yml") || srcs[1].Path != filepath.Join(dir, "b.yaml") {
+		t.Errorf("Read() sources = %+v, want a/z.yml then b.yaml", srcs)
 	}
 }
 
 func TestReadRefusals(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "no .yaml") {
-		t.Errorf("ReadDir(empty) error = %v, want no manifest files", err)
+	if _, _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "no .yaml") {
+		t.Errorf("Read(empty dir) error = %v, want no manifest files", err)
 	}
 	if _, err := ReadFile(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("ReadFile(missing) error = %v, want the path named", err)

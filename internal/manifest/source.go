@@ -14,8 +14,10 @@ type Source struct {
 	Sum  [sha256.Size]byte
 }
 
-// Read reads path, a file (ReadFile) or a directory (ReadDir), and returns
-// its objects with the files they were read from, in the order read.
+// Read reads path, a file (as ReadFile) or every manifest file under a
+// directory, recursively, in lexical order of their paths (hidden files
+// and directories skipped; none is an error), and returns its objects
+// with the files they were read from, in the order read.
 func Read(path string) ([]object.Declared, []Source, error) {
 	files, err := pathFiles(path)
 	if err != nil {
@@ -59,7 +61,7 @@ func Sources(path string) ([]Source, error) {
 }
 
 // pathFiles is path itself when it is a file, else the manifest files
-// under it as ReadDir reads them (none is an error).
+// under it as Read reads them (none is an error).
 func pathFiles(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
