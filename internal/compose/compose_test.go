@@ -30,6 +30,7 @@ func goSpec(file, fn string) *spec.Spec {
 
 func TestLoadGoCompilesOnceThenHitsTheCache(t *testing.T) {
 	cache := t.TempDir()
+	stale := staleCacheEntry(t, cache)
 	s := goSpec("good/infra.go", "Build")
 	var log bytes.Buffer
 	start := time.Now()
@@ -42,6 +43,9 @@ func TestLoadGoCompilesOnceThenHitsTheCache(t *testing.T) {
 		t.Errorf("Load() log = %q, want %q", got, want)
 	}
 	checkGood(t, res)
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a compiled composition unused for %v survived a build (stat: %v)", compose.CacheUnusedFor, err)
+	}
 
 	log.Reset()
 	start = time.Now()
@@ -58,6 +62,25 @@ func TestLoadGoCompilesOnceThenHitsTheCache(t *testing.T) {
 		t.Errorf("cache hit took %v, not less than the cold load's %v", warm, cold)
 	}
 	t.Logf("cold load %v, warm load %v", cold, warm)
+}
+
+// staleCacheEntry stores in cache a compiled composition nobody used for
+// longer than the cache keeps one, and returns its directory.
+func staleCacheEntry(t *testing.T, cache string) string {
+	t.Helper()
+	dir := filepath.Join(cache, "compositions", strings.Repeat("0", 64))
+	bin := filepath.Join(dir, "composition")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	long := time.Now().Add(-compose.CacheUnusedFor - time.Hour)
+	if err := os.Chtimes(bin, long, long); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // checkGood checks the objects of good/infra.go:Build.

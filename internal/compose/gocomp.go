@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/pynenc/piceli/internal/spec"
 )
@@ -80,11 +81,16 @@ func packageOf(pkgs []listPackage, fn *goFunc) (*listPackage, error) {
 func compile(ctx context.Context, b *goBuild, root, key string, opts Options, name string) (string, error) {
 	bin := binaryPath(root, key)
 	if cached(bin) {
+		markUsed(bin)
 		logf(opts, "using compiled %s (cache hit)", name)
 		return bin, nil
 	}
 	logf(opts, "compiling %s (cache miss)", name)
-	return bin, store(ctx, b, bin)
+	if err := store(ctx, b, bin); err != nil {
+		return "", err
+	}
+	trimCache(root, filepath.Dir(bin), time.Now())
+	return bin, nil
 }
 
 // logf writes one progress line when opts asks for them.
