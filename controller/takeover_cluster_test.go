@@ -148,6 +148,16 @@ func (h *harness) widgetCount(t *testing.T, ns string) int {
 	return len(list.Items)
 }
 
+// TestMain removes the controller binary the tests built, about 100 MB a
+// run, which would otherwise pile up in the temporary directory.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if controllerBuild.dir != "" {
+		os.RemoveAll(controllerBuild.dir)
+	}
+	os.Exit(code)
+}
+
 // controllerBinary builds cmd/piceli-controller with failpoints, once.
 var controllerBuild struct {
 	once sync.Once
