@@ -2,6 +2,7 @@ package archive
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,6 +66,35 @@ func TestBuildKeepsDigestsNeverManifests(t *testing.T) {
 	}
 	if back.Run != "r1" || len(back.Objects) != 2 {
 		t.Errorf("Read(Write(a)) = %+v", back)
+	}
+}
+
+func TestAStoredArchiveIsCompactAndPrintsIndented(t *testing.T) {
+	p, recs := fixture()
+	a, err := Build("r1", "apply", p, recs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := Write(path, a); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, _ := json.Marshal(a)
+	if string(stored) != string(compact)+"\n" {
+		t.Errorf("stored archive is not its compact JSON and a newline:\n%s", stored)
+	}
+	back, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := Encode(back)
+	want, _ := Encode(a)
+	if string(got) != string(want) || !strings.Contains(string(got), "\n  \"run\": \"r1\"") {
+		t.Errorf("Encode(Read(path)) =\n%s\nwant the indented archive\n%s", got, want)
 	}
 }
 
