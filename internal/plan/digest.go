@@ -2,7 +2,6 @@ package plan
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"maps"
 	"slices"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/digest"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/objjson"
 )
 
 // Digester computes the keyed digests (digest.Of) a plan records, so plans
@@ -20,7 +20,7 @@ type Digester struct {
 
 // Of returns the keyed digest of v's JSON encoding.
 func (d Digester) Of(v any) string {
-	data, _ := json.Marshal(v)
+	data, _ := objjson.Marshal(v)
 	return d.digestOf(data)
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pynenc/piceli/internal/graph"
 	"github.com/pynenc/piceli/internal/object"
+	"github.com/pynenc/piceli/internal/objjson"
 )
 
 // A plan is encoded several times over: for its hash, for each step's seal
@@ -61,7 +62,7 @@ func manifestsOf(p *Plan) ([]json.RawMessage, error) {
 		if len(s.Manifest) == 0 {
 			continue
 		}
-		data, err := json.Marshal(s.Manifest)
+		data, err := objjson.Marshal(s.Manifest)
 		if err != nil {
 			return nil, err
 		}
