@@ -1,6 +1,13 @@
 package digest
 
-import "testing"
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"sync"
+	"testing"
+)
 
 // TestDigestsArePinned guards what Piceli has stored: plans and pod-template
 // annotations hold these digests, so their values must never change. The
@@ -36,5 +43,34 @@ func TestFieldsKeepBoundaries(t *testing.T) {
 	}
 	if a, b := Fields([]byte("k1"), []byte("v")), Fields([]byte("k2"), []byte("v")); a == b {
 		t.Errorf("Fields under two keys = %s, want them to differ", a)
+	}
+}
+
+// TestOfUnderManyKeysAtOnce holds the pooled HMACs to a fresh one per call:
+// keys taking turns, from goroutines at once, never mix.
+func TestOfUnderManyKeysAtOnce(t *testing.T) {
+	fresh := func(key, data []byte) string {
+		m := hmac.New(sha256.New, key)
+		m.Write(data)
+		return Prefix + hex.EncodeToString(m.Sum(nil))
+	}
+	keys := [][]byte{[]byte("key one"), []byte("key two"), []byte("key one, longer"), nil}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 500 {
+				key, data := keys[(g+i)%len(keys)], []byte(strconv.Itoa(i))
+				if got, want := Of(key, data), fresh(key, data); got != want {
+					errs <- "Of(" + string(key) + ", " + string(data) + ") = " + got + ", want " + want
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
