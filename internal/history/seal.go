@@ -41,7 +41,7 @@ func sealed(key []byte, r Revision) (string, []byte, error) {
 		return "", nil, err
 	}
 	r.Seal = ""
-	unsealed, err := json.Marshal(r)
+	unsealed, err := encode(r)
 	if err != nil {
 		return "", nil, fmt.Errorf("encode revision %d: %w", r.Number, err)
 	}
