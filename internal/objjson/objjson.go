@@ -25,6 +25,19 @@ func Marshal(v any) ([]byte, error) {
 // and reports true; or, when v holds a value it leaves to encoding/json,
 // it reports false and the returned slice is to be ignored.
 func Append(dst []byte, v any) ([]byte, bool) {
+	return appendValue(dst, v, 0)
+}
+
+// maxDepth is how deep a value may nest before it is left to
+// encoding/json, which reports a cycle (a map holding itself) as an error
+// where recursion here would not end.
+const maxDepth = 1000
+
+// appendValue is Append of a value nested depth levels deep.
+func appendValue(dst []byte, v any, depth int) ([]byte, bool) {
+	if depth > maxDepth {
+		return dst, false
+	}
 	switch x := v.(type) {
 	case nil:
 		return append(dst, "null"...), true
@@ -37,16 +50,16 @@ func Append(dst []byte, v any) ([]byte, bool) {
 	case int:
 		return strconv.AppendInt(dst, int64(x), 10), true
 	case map[string]any:
-		return appendObject(dst, x)
+		return appendObject(dst, x, depth)
 	case []any:
-		return appendArray(dst, x)
+		return appendArray(dst, x, depth)
 	}
 	return dst, false
 }
 
 // appendObject writes m with its keys in sorted order, as encoding/json
 // does for a map; a nil map is null.
-func appendObject(dst []byte, m map[string]any) ([]byte, bool) {
+func appendObject(dst []byte, m map[string]any, depth int) ([]byte, bool) {
 	if m == nil {
 		return append(dst, "null"...), true
 	}
@@ -64,7 +77,7 @@ func appendObject(dst []byte, m map[string]any) ([]byte, bool) {
 		dst = appendString(dst, k)
 		dst = append(dst, ':')
 		var ok bool
-		if dst, ok = Append(dst, m[k]); !ok {
+		if dst, ok = appendValue(dst, m[k], depth+1); !ok {
 			return dst, false
 		}
 	}
@@ -72,7 +85,7 @@ func appendObject(dst []byte, m map[string]any) ([]byte, bool) {
 }
 
 // appendArray writes a; a nil slice is null.
-func appendArray(dst []byte, a []any) ([]byte, bool) {
+func appendArray(dst []byte, a []any, depth int) ([]byte, bool) {
 	if a == nil {
 		return append(dst, "null"...), true
 	}
@@ -82,7 +95,7 @@ func appendArray(dst []byte, a []any) ([]byte, bool) {
 			dst = append(dst, ',')
 		}
 		var ok bool
-		if dst, ok = Append(dst, e); !ok {
+		if dst, ok = appendValue(dst, e, depth+1); !ok {
 			return dst, false
 		}
 	}

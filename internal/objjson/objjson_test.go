@@ -57,6 +57,19 @@ func TestWhatItLeavesToEncodingJSONComesOutTheSame(t *testing.T) {
 	}
 }
 
+func TestACycleIsEncodingJSONsError(t *testing.T) {
+	m := map[string]any{"a": "b"}
+	m["self"] = m
+	if _, err := Marshal(m); err == nil {
+		t.Error("Marshal of a map holding itself returned no error")
+	}
+	deep := any("leaf")
+	for range maxDepth + 10 {
+		deep = []any{deep}
+	}
+	same(t, deep)
+}
+
 func TestPublicManifestsEncodeAsEncodingJSON(t *testing.T) {
 	files, _ := filepath.Glob("../../testdata/manifests/*/*.yaml")
 	crds, _ := filepath.Glob("../../internal/crdgen/testdata/public/*.yaml")
