@@ -1,9 +1,11 @@
 package controller_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,7 +14,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/pynenc/piceli/api/v1alpha1"
@@ -119,7 +123,11 @@ func TestAReadyReleaseWritesNothingWhileNothingChanges(t *testing.T) {
 	h.waitFor(t, ns, "app", "the release is applied", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateReady })
 	time.Sleep(3 * time.Second) // the pass after the run settles
 	before := h.versions(t, ns)
+	writes := h.watchWrites(t, ns)
 	time.Sleep(5 * 2 * time.Second) // five intervals
+	if w := writes(); len(w) > 0 {
+		t.Errorf("written in %s while nothing changed: %v", ns, w)
+	}
 	after := h.versions(t, ns)
 	if len(before) < 3 {
 		t.Fatalf("objects in %s: %v; want the ConfigMaps, the Lease and the state", ns, before)
@@ -128,6 +136,93 @@ func TestAReadyReleaseWritesNothingWhileNothingChanges(t *testing.T) {
 		if before[obj] != v {
 			t.Errorf("%s was written while nothing changed (resourceVersion %s → %s)", obj, before[obj], v)
 		}
+	}
+}
+
+// A Release whose plan waits for approval is planned on every pass, and
+// writes nothing while that plan stays the plan: not its shared state,
+// not its Lease (which a pass that shares its state takes and lets go,
+// leaving no resourceVersion behind), not its status. The approval then
+// runs that very plan.
+func TestAReleaseWaitingForApprovalWritesNothingWhileNothingChanges(t *testing.T) {
+	h := startController(t, 0)
+	ns := h.ns
+	h.grantDeployer(t, ns, nil)
+	h.src.set(configMaps("one", "two"))
+	h.createRelease(t, ns, "app", v1alpha1.ReleaseSpec{})
+	rel := h.waitFor(t, ns, "app", "the plan waits for approval", waitingOnPlan)
+	time.Sleep(3 * time.Second) // the pass after the first settles
+	before, relBefore := h.versions(t, ns), h.release(t, ns, "app")
+	if _, ok := before["Secret/piceli-state-app"]; !ok {
+		t.Fatalf("objects in %s: %v; want the state the first plan shared", ns, before)
+	}
+	writes := h.watchWrites(t, ns)
+	time.Sleep(5 * 2 * time.Second) // five intervals
+	if w := writes(); len(w) > 0 {
+		t.Errorf("written in %s while the plan waited: %v", ns, w)
+	}
+	after, relAfter := h.versions(t, ns), h.release(t, ns, "app")
+	for obj, v := range after {
+		if before[obj] != v {
+			t.Errorf("%s was written while the plan waited (resourceVersion %q → %s)", obj, before[obj], v)
+		}
+	}
+	if relAfter.ResourceVersion != relBefore.ResourceVersion || relAfter.Status.Plan.Hash != rel.Status.Plan.Hash {
+		t.Errorf("the Release was written while its plan waited: resourceVersion %s → %s, plan %s → %s",
+			relBefore.ResourceVersion, relAfter.ResourceVersion, rel.Status.Plan.Hash, relAfter.Status.Plan.Hash)
+	}
+	h.approve(t, ns, "app", rel.Status.Plan.Hash)
+	done := h.waitFor(t, ns, "app", "the approved plan is applied", func(r *v1alpha1.Release) bool { return r.Status.State == v1alpha1.StateReady })
+	if done.Status.AppliedPlan != rel.Status.Plan.Hash {
+		t.Fatalf("applied plan %s; want the plan that waited, %s", done.Status.AppliedPlan, rel.Status.Plan.Hash)
+	}
+}
+
+// watchWrites watches the Leases and Secrets of ns from now on; the
+// function it returns stops watching and lists every change seen ("ADDED
+// Lease/app"), including objects created and deleted in between.
+func (h *harness) watchWrites(t *testing.T, ns string) func() []string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(sandboxtest.Context(t, 5*time.Minute))
+	cs := h.sb.Clientset
+	leases, err := cs.CoordinationV1().Leases(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets, err := cs.CoreV1().Secrets(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	var wg sync.WaitGroup
+	collect := func(kind string, w watch.Interface) {
+		defer wg.Done()
+		for ev := range w.ResultChan() {
+			if m, ok := ev.Object.(metav1.Object); ok && ev.Type != watch.Bookmark {
+				mu.Lock()
+				seen = append(seen, fmt.Sprintf("%s %s/%s", ev.Type, kind, m.GetName()))
+				mu.Unlock()
+			}
+		}
+	}
+	wg.Add(2)
+	go collect("Lease", leases)
+	go collect("Secret", secrets)
+	// A watch from no resourceVersion starts with ADDED events of what
+	// exists: let them arrive, then count from an empty list.
+	time.Sleep(time.Second)
+	mu.Lock()
+	seen = nil
+	mu.Unlock()
+	return func() []string {
+		cancel()
+		leases.Stop()
+		secrets.Stop()
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return seen
 	}
 }
 

@@ -73,7 +73,11 @@ func TestAFailingRevisionBacksOffThenStallsUntilASyncOrANewRevision(t *testing.T
 		t.Errorf("the waits between attempts did not grow: %v", attempts)
 	}
 	before := h.versions(t, ns)
+	writes := h.watchWrites(t, ns)
 	time.Sleep(10 * time.Second) // five intervals
+	if w := writes(); len(w) > 0 {
+		t.Errorf("written in %s while the Release was Stalled: %v", ns, w)
+	}
 	for obj, v := range h.versions(t, ns) {
 		if before[obj] != v {
 			t.Errorf("%s was written while the Release was Stalled (resourceVersion %s → %s)", obj, before[obj], v)
@@ -141,7 +145,11 @@ func TestARevisionWhoseChecksFailIsRolledBackOnceThenStalls(t *testing.T) {
 	}
 	time.Sleep(3 * time.Second) // the pass after the stall settles
 	before := h.versions(t, ns)
+	writes := h.watchWrites(t, ns)
 	time.Sleep(10 * 2 * time.Second) // ten intervals
+	if w := writes(); len(w) > 0 {
+		t.Errorf("written in %s while the Release was Stalled: %v", ns, w)
+	}
 	for obj, v := range h.versions(t, ns) {
 		if before[obj] != v {
 			t.Errorf("%s was written while the Release was Stalled (resourceVersion %s → %s)", obj, before[obj], v)

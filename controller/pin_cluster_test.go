@@ -182,7 +182,11 @@ func TestRollbackPinsARevisionUntilUnpinOrAnApprovedNewerPlan(t *testing.T) {
 	time.Sleep(3 * time.Second) // the pass after the rollback settles
 	versions := h.versions(t, ns)
 	fetched := src.fetches(revs[1][len("test@"):])
+	writes := h.watchWrites(t, ns)
 	time.Sleep(10 * 2 * time.Second) // ten source intervals
+	if w := writes(); len(w) > 0 {
+		t.Errorf("written in %s while the Release was pinned and at rest: %v", ns, w)
+	}
 	for obj, v := range h.versions(t, ns) {
 		if versions[obj] != v {
 			t.Errorf("%s was written while the Release was pinned and at rest (resourceVersion %s → %s)", obj, versions[obj], v)
@@ -260,7 +264,11 @@ func TestAPinnedReleaseReportsDriftAndWritesNothing(t *testing.T) {
 		t.Fatalf("the drift report ended the pin: status.pin %+v, applied %s", rel.Status.Pin, rel.Status.AppliedRevision)
 	}
 	before := h.versions(t, ns)
+	writes := h.watchWrites(t, ns)
 	time.Sleep(3 * driftEvery)
+	if w := writes(); len(w) > 0 {
+		t.Errorf("report mode wrote in %s while pinned: %v", ns, w)
+	}
 	for obj, v := range h.versions(t, ns) {
 		if before[obj] != v {
 			t.Errorf("report mode wrote %s while pinned (resourceVersion %s → %s)", obj, before[obj], v)

@@ -125,7 +125,10 @@ func (r *Reconciler) planAndApply(ctx context.Context, rel *v1alpha1.Release, rl
 	every := r.interval(rel)
 	// Fields someone edited are taken back by the plan, in the open: its
 	// steps list them (Step.Reclaim) for whoever approves it.
-	p, err := rl.Plan(ctx, release.PlanOptions{Reclaim: true})
+	// A plan the status already shows for rev (one that waits for its
+	// approval, or after a stop) is not stored and shared again while it
+	// stays the plan: such a pass writes nothing.
+	p, err := rl.Plan(ctx, release.PlanOptions{Reclaim: true, Known: shownPlan(rel, rev)})
 	if err != nil {
 		return r.failed(rel, st, "PlanFailed", err, every)
 	}
@@ -150,6 +153,14 @@ func (r *Reconciler) planAndApply(ctx context.Context, rel *v1alpha1.Release, rl
 		return reconcile.Result{RequeueAfter: every}, nil
 	}
 	return r.apply(ctx, rel, rl, p, rev, st, release.RunOptions{Reclaim: true})
+}
+
+// shownPlan is the hash of the plan rel's status shows for rev, if any.
+func shownPlan(rel *v1alpha1.Release, rev source.Revision) string {
+	if p := rel.Status.Plan; p != nil && p.SourceRevision == rev.String() {
+		return p.Hash
+	}
+	return ""
 }
 
 // unchanged says whether a Release that was Ready at rev, and whose spec

@@ -79,7 +79,11 @@ func TestControllerStopEndsTheRunningApplyAndTheNextApprovedPlanRuns(t *testing.
 	// by the policy; the Release still shows Stopped with a fresh plan.
 	time.Sleep(2 * time.Second)
 	before := h.versions(t, ns)
+	writes := h.watchWrites(t, ns)
 	time.Sleep(5 * 2 * time.Second)
+	if w := writes(); len(w) > 0 {
+		t.Errorf("written in %s after the stop, while the fresh plan waited: %v", ns, w)
+	}
 	for obj, v := range h.versions(t, ns) {
 		if (strings.HasPrefix(obj, "ConfigMap/cm-") || obj == "Deployment/web") && before[obj] != v {
 			t.Errorf("%s was written after the stop (resourceVersion %s → %s)", obj, before[obj], v)

@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 
+	planner "github.com/pynenc/piceli/internal/plan"
 	"github.com/pynenc/piceli/plan"
 )
 
@@ -21,6 +22,13 @@ type PlanOptions struct {
 	// Parallel bounds the dry-runs (and LISTs) in flight; 0 means 16. It
 	// is the knob that spares a small or shared control plane.
 	Parallel int
+	// Known is the hash of a plan the caller had Plan store before. When
+	// planning finds that very plan again (nothing in the composition or
+	// the cluster changed since), Plan returns the stored plan and stores
+	// and shares nothing: a caller that plans on every pass while a plan
+	// waits for its approval writes nothing while nothing changes. Diff
+	// ignores it.
+	Known string
 }
 
 // Plan renders the composition, resolves its declared secrets, discovers
@@ -42,11 +50,32 @@ func (r *Release) Plan(ctx context.Context, opts PlanOptions) (*plan.Plan, error
 	if err != nil {
 		return nil, err
 	}
+	if known := s.known(opts.Known); known != nil {
+		return known, nil
+	}
 	s.plan.Inputs = s.inputs()
 	if err := s.store(); err != nil {
 		return s.plan, err
 	}
 	return s.plan, s.share(ctx)
+}
+
+// known returns the stored plan whose hash is hash when the plan just
+// made is that plan, and nil otherwise (also when the state directory no
+// longer holds it, or holds it under another digest key: it is stored
+// again).
+func (s *session) known(hash string) *plan.Plan {
+	if hash == "" || len(s.plan.Blocked()) > 0 {
+		return nil
+	}
+	if h, err := planner.ComputeHash(s.plan); err != nil || h != hash {
+		return nil
+	}
+	stored, _, err := planner.Load(s.r.StateDir(), hash)
+	if err != nil {
+		return nil
+	}
+	return stored
 }
 
 // Diff is Plan without storing anything: no plan, no digest key, no secret
