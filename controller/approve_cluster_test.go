@@ -180,21 +180,33 @@ func TestAReleaseWaitingForApprovalWritesNothingWhileNothingChanges(t *testing.T
 
 // watchWrites watches the Leases and Secrets of ns from now on; the
 // function it returns stops watching and lists every change seen ("ADDED
-// Lease/app"), including objects created and deleted in between.
+// Lease/app"), including objects created and deleted in between. Each
+// watch starts at the resourceVersion of a LIST, so what existed before
+// is not reported, and a watch the server ends early fails the test: it
+// could have missed a write.
 func (h *harness) watchWrites(t *testing.T, ns string) func() []string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(sandboxtest.Context(t, 5*time.Minute))
 	cs := h.sb.Clientset
-	leases, err := cs.CoordinationV1().Leases(ns).Watch(ctx, metav1.ListOptions{})
+	leaseList, err := cs.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	secrets, err := cs.CoreV1().Secrets(ns).Watch(ctx, metav1.ListOptions{})
+	leases, err := cs.CoordinationV1().Leases(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: leaseList.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretList, err := cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets, err := cs.CoreV1().Secrets(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: secretList.ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var seen []string
+	stopping, endedEarly := false, false
 	var wg sync.WaitGroup
 	collect := func(kind string, w watch.Interface) {
 		defer wg.Done()
@@ -205,23 +217,26 @@ func (h *harness) watchWrites(t *testing.T, ns string) func() []string {
 				mu.Unlock()
 			}
 		}
+		mu.Lock()
+		endedEarly = endedEarly || !stopping
+		mu.Unlock()
 	}
 	wg.Add(2)
 	go collect("Lease", leases)
 	go collect("Secret", secrets)
-	// A watch from no resourceVersion starts with ADDED events of what
-	// exists: let them arrive, then count from an empty list.
-	time.Sleep(time.Second)
-	mu.Lock()
-	seen = nil
-	mu.Unlock()
 	return func() []string {
+		mu.Lock()
+		stopping = true
+		mu.Unlock()
 		cancel()
 		leases.Stop()
 		secrets.Stop()
 		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
+		if endedEarly {
+			t.Errorf("a watch of %s ended before the quiet window did; writes may have been missed", ns)
+		}
 		return seen
 	}
 }

@@ -75,9 +75,15 @@ func TestControllerStopEndsTheRunningApplyAndTheNextApprovedPlanRuns(t *testing.
 		t.Fatalf("a stopped run counts as applied: %s", rel.Status.AppliedRevision)
 	}
 
-	// Five intervals later: the run is not resumed nor a new one started
-	// by the policy; the Release still shows Stopped with a fresh plan.
-	time.Sleep(2 * time.Second)
+	// The pass after the stop plans afresh (the stopped run wrote some of
+	// its objects) and stores and shares that plan. Five intervals later:
+	// the run is not resumed nor a new one started by the policy, nothing
+	// more is written while that plan waits, and the Release still shows
+	// Stopped with it.
+	h.waitFor(t, ns, "app", "a fresh plan follows the stopped one", func(r *v1alpha1.Release) bool {
+		return r.Status.Stopped != nil && r.Status.Plan != nil && r.Status.Plan.Hash != r.Status.Stopped.Plan
+	})
+	time.Sleep(2 * time.Second) // the pass that made it settles
 	before := h.versions(t, ns)
 	writes := h.watchWrites(t, ns)
 	time.Sleep(5 * 2 * time.Second)

@@ -42,8 +42,11 @@ func TestPlanOfAKnownPlanStoresNothing(t *testing.T) {
 	}
 
 	other, err := r.Plan(ctx, PlanOptions{Known: "sha256:" + strings.Repeat("0", 64)})
-	if err != nil || other.Hash != first.Hash {
-		t.Fatalf("plan with another hash known: %v, hash %s", err, other.Hash)
+	if err != nil {
+		t.Fatalf("plan with another hash known: %v", err)
+	}
+	if other.Hash != first.Hash {
+		t.Fatalf("plan with another hash known: hash %s, want %s", other.Hash, first.Hash)
 	}
 	if inode(t, file) == stored {
 		t.Error("a plan made with another hash known was not stored")
